@@ -1,0 +1,41 @@
+# Two commands on a fresh machine: `make run` (check the reference solutions) and `make test`.
+# Both create .venv/ on first use. Python 3.10+ with venv and a C++ compiler are all they need.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# torch 2.13.0: the CPU build is enough without a GPU; on a GPU machine use environment.yml.
+TORCH ?= torch==2.13.0
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint release lab gpu-check clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q "$(TORCH)"
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tclab check --submission solutions
+
+test: $(STAMP)
+	$(BIN)/tclab release --check
+	$(BIN)/ruff check grader tests
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check grader tests
+
+release: $(STAMP)
+	$(BIN)/tclab release
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab exercises/
+
+# The whole GPU check in one call (tests, tclab check, benchmarks); logs and plots under $OUT.
+gpu-check:
+	bash scripts/gpu-check.sh
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

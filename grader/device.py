@@ -1,0 +1,42 @@
+"""Which device a check runs on: `TCLAB_DEVICE=auto|cpu|gpu` (auto: GPU when torch sees one).
+
+On the CPU, Triton runs under its interpreter, which must be switched on before any
+`@triton.jit` runs; `use()` does that for the current process.
+"""
+
+from __future__ import annotations
+
+import os
+
+CHOICES = ("auto", "cpu", "gpu")
+
+
+class DeviceError(RuntimeError):
+    pass
+
+
+def resolve(choice: str | None = None) -> str:
+    choice = (choice or os.environ.get("TCLAB_DEVICE") or "auto").lower()
+    if choice not in CHOICES:
+        raise DeviceError(f"TCLAB_DEVICE={choice!r}: expected one of {', '.join(CHOICES)}")
+    if choice == "auto":
+        import torch
+
+        return "gpu" if torch.cuda.is_available() else "cpu"
+    if choice == "gpu":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise DeviceError("--device gpu asked for, but torch sees no CUDA device")
+    return choice
+
+
+def use(device: str) -> None:
+    """Fix the device for this process (and its children) before kernels are defined."""
+    os.environ["TCLAB_DEVICE"] = device
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+
+
+def torch_device(device: str) -> str:
+    return "cuda" if device == "gpu" else "cpu"

@@ -1,0 +1,131 @@
+"""The child side of the runner: loads ONE submission from source text and launches it.
+
+Started by `grader.runner` in a fresh process group, it reads its request on stdin and writes
+JSON lines to a pipe the parent opened. It never decides a verdict. In `check` mode it saves
+what each launch wrote and the parent (which never loads student code) compares; in `perf`
+mode it times the student against the reference with functions bound before the student's
+code loaded.
+
+    python -m grader.worker FD  < request.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+
+class Channel:
+    """JSON lines to the parent; `os.write` is bound before any student code runs."""
+
+    def __init__(self, fd: int):
+        self.fd, self._write, self._dumps = fd, os.write, json.dumps
+
+    def send(self, **msg) -> None:
+        self._write(self.fd, (self._dumps(msg) + "\n").encode())
+
+
+def classify(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, NotImplementedError) or "NotImplementedError" in text:
+        return "not_implemented"
+    if "CompileError" in text or "CompilationError" in text:
+        return "compile_error"
+    return "exception"
+
+
+def describe(exc: BaseException, built) -> str:
+    """The exception and the frames inside the student's cells, with cell-relative lines."""
+    text = "".join(traceback.format_exception(exc))
+    if built is not None:
+        text = built.rewrite(text)
+    return "\n".join(text.rstrip().splitlines()[-30:])
+
+
+def run(request: dict, chan: Channel) -> None:
+    from grader import device as dev
+
+    dev.use(request["device"])
+    import torch
+
+    from grader import check, manifest, submission, tamper
+
+    lab = manifest.get(request["lab"])
+    impl = lab.impls[request["impl"]]
+    gpu = request["device"] == "gpu"
+    tdev = dev.torch_device(request["device"])
+    if gpu:
+        torch.cuda.init()
+    # Bound before any student code: the reference, the timer, what must not be replaced.
+    watch = tamper.Watch(gpu)
+    synchronize = torch.cuda.synchronize if gpu else (lambda: None)
+    if request["mode"] == "perf":
+        from grader import bench, reference
+
+        timer = bench.Timer()
+        ref_launcher = reference.load(lab, request["impl"])
+    built = None
+    try:
+        built = submission.write_module(lab, request["sources"], Path(request["workdir"]))
+        module = submission.import_module(built)
+        launcher = getattr(module, impl.launcher, None)
+        if not callable(launcher):
+            raise NameError(f"the solution cells define no function {impl.launcher}()")
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
+        chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
+        return
+    chan.send(event="loaded")
+
+    def tampered(index) -> bool:
+        names = watch.tampered()
+        if names:
+            chan.send(event="error", index=index, kind="tampered",
+                      message=f"the submission replaced {', '.join(names)}: grading functions "
+                      "must not be patched (it changes nothing: grading happens elsewhere)")
+        return bool(names)
+
+    if tampered(None):
+        return
+    if request["mode"] == "perf":
+        try:
+            bench.run_child(lab, request, launcher, ref_launcher, timer, watch, chan.send)
+        except BaseException as exc:  # noqa: BLE001
+            chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
+        return
+    dtype = check.DTYPES[request["dtype"]]
+    for case in request["cases"]:
+        saved = torch.load(case["file"])
+        inputs = {k: check.to_device(v, tdev) for k, v in saved.items()}
+        buffers, outputs = check.alloc_outputs(lab, case["shape"], dtype, tdev)
+        start = time.perf_counter()
+        try:
+            launcher(*inputs.values(), *outputs.values())
+            synchronize()
+        except BaseException as exc:  # noqa: BLE001
+            chan.send(event="error", index=case["index"], kind=classify(exc),
+                      message=describe(exc, built))
+            return
+        seconds = time.perf_counter() - start
+        if tampered(case["index"]):
+            return
+        result = {"outputs": {k: b.cpu() for k, b in buffers.items()},
+                  "inputs": {k: v.cpu() for k, v in inputs.items()}}
+        torch.save(result, case["result"])
+        chan.send(event="case", index=case["index"], seconds=seconds)
+
+
+def main() -> None:
+    chan = Channel(int(sys.argv[1]))
+    request = json.loads(sys.stdin.read())
+    try:
+        run(request, chan)
+    finally:
+        chan.send(event="done")
+
+
+if __name__ == "__main__":
+    main()
