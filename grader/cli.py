@@ -59,7 +59,8 @@ def cmd_check(args) -> int:
             for impl in lab.impls:
                 progress.update(task, description=f"{lab.id} {impl}")
                 (result,) = grading.grade_notebook(lab, path, device, impls=[impl],
-                                                   timeout=args.timeout)
+                                                   timeout=args.timeout,
+                                                   plot_dir=Path(args.plots))
                 results.append(result)
                 failed |= not grading.ok(result)
                 progress.advance(task)
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", choices=dev.CHOICES, default=None)
     p.add_argument("--timeout", type=float, default=None, help="seconds per check")
     p.add_argument("--results", default="results/results.json")
+    p.add_argument("--plots", default="results", help="folder for the bandwidth plots (GPU)")
     p.add_argument("-v", "--verbose", action="store_true", help="print full failure details")
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("release", help="regenerate exercises/ from labs/")

@@ -33,7 +33,8 @@ def resolve_submission(lab: Lab, where: str) -> Path:
 
 
 def grade_impl(lab: Lab, impl: str, sources: dict[str, str], device: str,
-               hidden: bool = True, perf: bool = True, timeout: float | None = None) -> dict:
+               hidden: bool = True, perf: bool = True, timeout: float | None = None,
+               plot_dir: Path | None = None) -> dict:
     """Correctness suites in order (stop at the first failure), then performance on a GPU."""
     checks = []
     for suite in suites_for(device, hidden):
@@ -59,7 +60,8 @@ def grade_impl(lab: Lab, impl: str, sources: dict[str, str], device: str,
     else:
         from grader import bench
 
-        result["perf"] = bench.perf_check(lab, impl, sources, timeout=timeout)
+        result["perf"] = bench.perf_check(lab, impl, sources, timeout=timeout,
+                                            plot_dir=plot_dir)
     return result
 
 

@@ -1,0 +1,126 @@
+// What kernel modules and the runtime (tclab/runtime.h) agree on. Bump TCLAB_ABI_VERSION on any
+// change here: it is part of every cache key, so stale modules are rebuilt, never mixed.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vector_types.h"
+
+#define TCLAB_ABI_VERSION 1
+
+// Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
+// The thread's ThreadCtx sits at the base of that stack, so kernel code finds "its" threadIdx
+// by masking the stack pointer: no thread-local lookup, and it stays right across switches.
+// Layout of one stack: [ctx: TCLAB_STACK_HEADER][guard page][stack ... grows down from top].
+#define TCLAB_STACK_SIZE (256u * 1024u)
+#define TCLAB_STACK_HEADER (16u * 1024u)
+
+// The largest dynamic shared memory a block may ask for: the H200's opt-in limit (227 KiB).
+#define TCLAB_MAX_DYN_SMEM (227u * 1024u)
+
+// Warp-level operations, passed to tclab_rt_warp().
+enum {
+    TCLAB_WARP_SYNC = 0,
+    TCLAB_SHFL_IDX,
+    TCLAB_SHFL_UP,
+    TCLAB_SHFL_DOWN,
+    TCLAB_SHFL_XOR,
+    TCLAB_BALLOT,
+    TCLAB_ANY,
+    TCLAB_ALL,
+    TCLAB_MATCH_ANY,
+    TCLAB_MATCH_ALL,
+    TCLAB_REDUCE_ADD,
+    TCLAB_REDUCE_MIN,
+    TCLAB_REDUCE_MAX,
+    TCLAB_REDUCE_UMIN,
+    TCLAB_REDUCE_UMAX,
+    TCLAB_REDUCE_AND,
+    TCLAB_REDUCE_OR,
+    TCLAB_REDUCE_XOR,
+};
+
+// Block-wide barrier flavours, passed to tclab_rt_syncthreads().
+enum { TCLAB_BAR_PLAIN = 0, TCLAB_BAR_COUNT, TCLAB_BAR_AND, TCLAB_BAR_OR };
+
+// Thread schedules: the order in which the threads of a block run between sync points.
+enum { TCLAB_SCHED_FORWARD = 0, TCLAB_SCHED_REVERSE = 1, TCLAB_SCHED_RANDOM = 2 };
+
+// Launch outcome.
+enum {
+    TCLAB_OK = 0,
+    TCLAB_ERR_TRAP = 1,      // assert() or __trap() in the kernel
+    TCLAB_ERR_FAULT = 2,     // SIGSEGV/SIGBUS: illegal memory access
+    TCLAB_ERR_FPE = 3,       // SIGFPE: integer division by zero
+    TCLAB_ERR_DEADLOCK = 4,  // barrier/warp sync that can never complete
+    TCLAB_ERR_STACK = 5,     // a thread overflowed its fiber stack
+    TCLAB_ERR_INTERNAL = 6,  // the runtime itself failed (out of memory, ...)
+};
+
+struct tclab_block_info {
+    uint3 blockIdx;
+    dim3 blockDim;
+    dim3 gridDim;
+};
+
+struct tclab_thread_ctx {
+    uint3 threadIdx;
+    const tclab_block_info* block;
+};
+
+// How Python describes a kernel parameter: kind 'P' pointer, 'i'/'u' integer, 'f' float,
+// 'h' __half, 'b' __nv_bfloat16, '?' bool, 'S' struct passed by value.
+struct tclab_param_info {
+    char kind;
+    uint32_t size;
+    uint32_t align;
+};
+
+typedef void (*tclab_call_fn)(void* fn, void** args);
+
+struct tclab_kernel_entry {
+    const char* name;  // as written in the source (qualified if in a namespace)
+    void* fn;          // the kernel itself (its symbol name is found with dladdr)
+    tclab_call_fn call;
+    const tclab_param_info* params;
+    int32_t nparams;
+};
+
+// One launch, filled by Python (ctypes mirrors this layout in grader/cuda/runtime.py).
+struct tclab_launch {
+    tclab_call_fn call;
+    void* fn;
+    void** args;
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint64_t shared_bytes;
+    void* (*dynsmem)(void);   // the module's per-OS-thread dynamic shared memory
+    const int64_t* poison;    // (offset from dynsmem, size) pairs: static __shared__ to poison
+    int32_t npoison;
+    int32_t schedule;
+    uint64_t seed;
+    int32_t workers;
+    // results
+    int32_t status;
+    int32_t fault_signal;
+    int32_t fault_write;      // 1 write, 0 read, -1 unknown
+    uint64_t fault_addr;
+    uint32_t err_block[3];
+    uint32_t err_thread[3];
+    char message[1024];
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+// Called by kernel code (defined in the runtime library).
+void tclab_rt_syncthreads(void);
+int tclab_rt_syncthreads_op(int op, int pred);
+uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int arg, int width);
+unsigned tclab_rt_activemask(void);
+void tclab_rt_trap(const char* message) __attribute__((noreturn));
+void tclab_rt_assert_fail(const char* expr, const char* file, unsigned line, const char* func)
+    __attribute__((noreturn));
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,66 @@
+"""The student release: up to date, free of solutions, and every stub fails with one clear line."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from grader import grading, manifest, paths, release
+
+LABS = list(manifest.registry().values())
+IDS = [lab.id for lab in LABS]
+
+
+@pytest.mark.parametrize("lab", LABS, ids=IDS)
+def test_exercises_are_what_release_writes(lab):
+    assert not release.stale(lab, paths.EXERCISES), f"run `tclab release`: {lab.id} is stale"
+
+
+@pytest.mark.parametrize("lab", LABS, ids=IDS)
+def test_release_holds_no_solution_or_hidden_test(lab):
+    text = lab.exercise.read_text()
+    for marker in (release.PY_BEGIN, release.C_BEGIN, release.HIDDEN_BEGIN, "suite=\"hidden\"",
+                   "graded=True", "jupytext"):
+        assert marker not in text, f"{lab.exercise.name} leaks {marker!r}"
+
+
+@pytest.mark.parametrize("lab", LABS, ids=IDS)
+def test_every_stub_fails_with_one_line(lab, device):
+    results = grading.grade_notebook(lab, lab.exercise, device, perf=False)
+    assert {r["impl"] for r in results} == set(lab.impls)
+    for r in results:
+        assert r["status"] == "not_implemented", r
+        kernel = lab.impls[r["impl"]].kernel
+        assert r["reason"].startswith("not implemented: fill in") and kernel in r["reason"]
+        assert "\n" not in r["reason"]
+
+
+def test_c_stub_keeps_the_signature_and_compiles():
+    lab = manifest.get("lab01")
+    nb = release.student_notebook(lab)
+    (cell,) = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") ==
+               "vector_add_cu"]
+    assert "// YOUR CODE HERE" in cell.source and "__global__ void vector_add_kernel" in cell.source
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not found")
+    namespace: dict = {}
+    exec(cell.source, namespace)
+    src = next(v for k, v in namespace.items() if k.endswith("_CU"))
+    proc = subprocess.run(["nvcc", "-x", "cu", "-arch=sm_90", "-c", "-o", "/dev/null", "-"],
+                          input=f'extern "C" {{\n{src}\n}}', capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_unbalanced_markers_are_refused():
+    with pytest.raises(release.ReleaseError, match="never closed"):
+        release.strip_solutions("x = 1\n    ### BEGIN SOLUTION\n    y = 2\n")
+    with pytest.raises(release.ReleaseError, match="without"):
+        release.strip_solutions("/// END SOLUTION\n")
+
+
+def test_python_stub_keeps_indentation():
+    src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION\n"
+    assert release.strip_solutions(src) == (
+        "def f():\n    # YOUR CODE HERE\n    raise NotImplementedError()")
