@@ -111,6 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("labs", nargs="*")
     p.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")
     p.set_defaults(func=cmd_release)
+    try:
+        from grader.course import cli as course_cli
+    except ImportError:  # the course tools need nbgrader: `pip install -e .[course]`
+        course_cli = None
+    if course_cli is not None:
+        course_cli.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
