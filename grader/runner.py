@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from grader import check, paths, submission
+from grader import audit, check, paths, submission
 from grader.manifest import Lab
 
 DEFAULT_TIMEOUT = {"cpu": 180.0, "gpu": 120.0}
@@ -142,6 +142,11 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
     if stubs:
         return verdict(lab, impl, suite, device, "not_implemented",
                        f"not implemented: fill in {name} (cell {', '.join(stubs)})")
+    scan = audit.static_scan(sources)
+    if scan:
+        return verdict(lab, impl, suite, device, "fallback",
+                       f"library fallback: {scan[0]}: compute with {name}, not torch",
+                       details="\n".join(scan))
     cases = check.cases(lab, suite)
     if not cases:
         return verdict(lab, impl, suite, device, "pass", "no shapes in this suite", passed=0,
@@ -165,13 +170,26 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
                 return True  # out-of-order or forged messages are ignored
             case = cases[index]
             saved = torch.load(tmp / f"result{index}.pt")
-            problem = None
+            problem, kind = None, "fail"
+            where = f"{lab.id} [{lab.describe(case.shape)}]"
+            if msg.get("foreign"):
+                kind = "fallback"
+                problem = (f"{where}: library fallback: the launcher itself ran "
+                           f"{', '.join(sorted(set(msg['foreign'])))}; the result must come "
+                           f"from {name}")
+            elif msg.get("launches", {}).get(impl, 1) == 0:
+                kind = "fallback"
+                problem = (f"{where}: no {IMPL_WORDS[impl]} kernel was launched: "
+                           f"{lab.impls[impl].launcher}() must launch {name}")
             for out_name, want in expected[index].items():
                 problem = problem or check.compare(lab, case.shape, out_name,
                                                    saved["outputs"][out_name], want, dtype)
             problem = problem or check.mutated(originals[index], saved["inputs"])
+            if problem and "never written" in problem and msg.get("returned"):
+                problem += (f" The launcher returned {msg['returned']}: the checks read the "
+                            "`out` it was given, so write into it.")
             results.append({"shape": case.shape, "ok": problem is None, "message": problem,
-                            "seconds": msg.get("seconds")})
+                            "kind": kind, "seconds": msg.get("seconds")})
             return problem is None
 
         run = run_worker(lab, impl, sources, device, "check", timeout, tmp,
@@ -204,7 +222,8 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
                        f"not implemented: fill in {name} (its output was never written)",
                        **common)
     if failed:
-        return verdict(lab, impl, suite, device, "fail", failed[0]["message"].splitlines()[0],
+        return verdict(lab, impl, suite, device, failed[0]["kind"],
+                       failed[0]["message"].splitlines()[0],
                        details=failed[0]["message"], output=run["output"], **common)
     if passed < len(cases):
         crash = f"the process died (exit code {run['returncode']}) on [{shape}]"

@@ -52,7 +52,7 @@ def run(request: dict, chan: Channel) -> None:
     dev.use(request["device"])
     import torch
 
-    from grader import check, manifest, submission, tamper
+    from grader import audit, check, manifest, submission, tamper
 
     lab = manifest.get(request["lab"])
     impl = lab.impls[request["impl"]]
@@ -62,6 +62,7 @@ def run(request: dict, chan: Channel) -> None:
         torch.cuda.init()
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
+    launches = audit.Launches()
     synchronize = torch.cuda.synchronize if gpu else (lambda: None)
     if request["mode"] == "perf":
         from grader import bench, reference
@@ -79,9 +80,10 @@ def run(request: dict, chan: Channel) -> None:
         chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
         return
     chan.send(event="loaded")
+    cuda_counted = launches.watch_cuda(_cuda_function_class())
 
     def tampered(index) -> bool:
-        names = watch.tampered()
+        names = watch.tampered() + ([] if launches.intact() else ["the launch counters"])
         if names:
             chan.send(event="error", index=index, kind="tampered",
                       message=f"the submission replaced {', '.join(names)}: grading functions "
@@ -102,20 +104,43 @@ def run(request: dict, chan: Channel) -> None:
         inputs = {k: check.to_device(v, tdev) for k, v in saved.items()}
         buffers, outputs = check.alloc_outputs(lab, case["shape"], dtype, tdev)
         start = time.perf_counter()
+        counts = (launches.triton, launches.cuda)
         try:
-            launcher(*inputs.values(), *outputs.values())
+            with audit.Audit() as seen:
+                returned = launcher(*inputs.values(), *outputs.values())
             synchronize()
         except BaseException as exc:  # noqa: BLE001
             chan.send(event="error", index=case["index"], kind=classify(exc),
                       message=describe(exc, built))
             return
         seconds = time.perf_counter() - start
+        ran = {"triton": launches.triton - counts[0]}
+        if cuda_counted:
+            ran["cuda"] = launches.cuda - counts[1]
         if tampered(case["index"]):
             return
         result = {"outputs": {k: b.cpu() for k, b in buffers.items()},
                   "inputs": {k: v.cpu() for k, v in inputs.items()}}
         torch.save(result, case["result"])
-        chan.send(event="case", index=case["index"], seconds=seconds)
+        chan.send(event="case", index=case["index"], seconds=seconds, launches=ran,
+                  foreign=seen.foreign, returned=_describe_returned(returned))
+
+
+def _cuda_function_class():
+    """The CUDA backend's kernel class, whose calls are launches (None before it exists)."""
+    try:
+        from grader import cuda
+    except ImportError:
+        return None
+    return getattr(cuda, "LAUNCHABLE", None)
+
+
+def _describe_returned(value) -> str | None:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    return None
 
 
 def main() -> None:

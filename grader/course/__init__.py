@@ -1,0 +1,9 @@
+"""The nbgrader course: build it from labs/, check a release for leaks, autograde honestly.
+
+    build.py          labs/ → an nbgrader course directory (config, source notebooks, secrets)
+    preprocessors.py  nbgrader preprocessors: C-aware stripping, sanitising, a safer Execute
+    regrade.py        the out-of-kernel regrade: grade cells scored from the runner's verdicts
+    leakcheck.py      a release must hold stubs and public tests only
+    autograde.py      every submission of one lab, one worker per GPU, a summary table
+    cli.py            `tclab course build|leakcheck|autograde`
+"""

@@ -1,0 +1,143 @@
+"""A release holds stubs and public tests, and nothing else.
+
+`tclab course leakcheck DIR` scans every file under DIR/release/ for:
+- any file but `labNN_<op>/labNN_<op>.ipynb` (nbgrader copies whatever sits beside a source
+  notebook: a reference kernel, a solution draft);
+- solution text: the distinctive lines of every solution region in labs/ (lines that the
+  stubbed notebook does not hold anyway, long enough not to be boilerplate);
+- hidden tests: their markers, `suite="hidden"`, `graded=True`, and their distinctive lines;
+- reference kernels: the distinctive lines of every file under reference/;
+- jupytext metadata, and this course's secrets (grading seed, skip tag).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import manifest, paths, release
+from grader.course import build
+
+MIN_LINE = 16  # shorter lines (`}`, `n = x.numel()`) are boilerplate, not a leak
+PATTERNS = {
+    "solution marker": ("BEGIN SOLUTION", "END SOLUTION"),
+    "hidden-test marker": ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS"),
+    "hidden-test call": ('suite="hidden"', "suite='hidden'", "graded=True"),
+    "jupytext metadata": ("jupytext",),
+}
+
+
+@dataclass(frozen=True)
+class Leak:
+    path: Path
+    what: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.what}: {self.detail}"
+
+
+def _region_lines(source: str, begin: str, end: str) -> list[str]:
+    out, inside = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == begin:
+            inside = True
+        elif stripped == end:
+            inside = False
+        elif inside:
+            out.append(stripped)
+    return out
+
+
+def _notebook_lines(nb) -> set[str]:
+    return {line.strip() for cell in nb.cells for line in cell.source.splitlines()}
+
+
+def _distinctive(lines, allowed: set[str]) -> list[str]:
+    return [s for s in dict.fromkeys(lines) if len(s) >= MIN_LINE and s not in allowed]
+
+
+def secret_lines(labs=None, reference_dir: Path | None = None) -> dict[str, str]:
+    """{line: where it comes from} for solution, hidden-test and reference text."""
+    found: dict[str, str] = {}
+    reference_dir = reference_dir or paths.REFERENCE
+    for lab in labs or manifest.registry().values():
+        allowed = _notebook_lines(release.student_notebook(lab))
+        source = release.source_notebook(lab)
+        origin = str(lab.source.relative_to(paths.ROOT))
+        for cell in source.cells:
+            regions = [("solution", release.PY_BEGIN, release.PY_END),
+                       ("solution", release.C_BEGIN, release.C_END),
+                       ("hidden test", release.HIDDEN_BEGIN, release.HIDDEN_END)]
+            for kind, begin, end in regions:
+                for line in _distinctive(_region_lines(cell.source, begin, end), allowed):
+                    found.setdefault(line, f"{kind} line of {origin}")
+        ref = reference_dir / lab.id
+        for path in sorted(p for p in ref.rglob("*") if p.is_file()) if ref.is_dir() else []:
+            try:
+                text = path.read_text()
+            except UnicodeDecodeError:
+                continue
+            origin = str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) \
+                else str(path)
+            for line in _distinctive((s.strip() for s in text.splitlines()), allowed):
+                found.setdefault(line, f"line of reference file {origin}")
+    return found
+
+
+def course_secrets(root: Path) -> dict[str, str]:
+    state = Path(root) / build.STATE
+    out = {}
+    for name in (build.SECRET_FILE, build.SKIP_TAG_FILE):
+        if (state / name).exists():
+            out[(state / name).read_text().strip()] = f"this course's {name.replace('_', ' ')}"
+    return out
+
+
+def _texts(path: Path) -> tuple[list[str], list[str]]:
+    """(texts to search for patterns, lines to compare) of one release file."""
+    raw = path.read_text(errors="replace")
+    if path.suffix != ".ipynb":
+        return [raw], [s.strip() for s in raw.splitlines()]
+    nb = json.loads(raw)
+    sources = ["".join(c.get("source", "")) if isinstance(c.get("source"), list)
+               else c.get("source", "") for c in nb.get("cells", [])]
+    decoded = "\n".join(sources) + "\n" + json.dumps(nb.get("metadata", {})) + "\n" + \
+        "\n".join(json.dumps(c.get("metadata", {})) for c in nb.get("cells", []))
+    return [raw, decoded], [s.strip() for src in sources for s in src.splitlines()]
+
+
+def scan(root: Path, labs=None, reference_dir: Path | None = None) -> tuple[list[Leak], int]:
+    """Every leak in ROOT/release, and the number of files checked."""
+    root = Path(root)
+    release_dir = root / "release"
+    files = sorted(p for p in release_dir.rglob("*") if p.is_file()) if release_dir.is_dir() \
+        else []
+    lines = secret_lines(labs, reference_dir)
+    secrets = course_secrets(root)
+    leaks = []
+    for path in files:
+        rel = path.relative_to(root)
+        parts = path.relative_to(release_dir).parts
+        if not (len(parts) == 2 and parts[1] == f"{parts[0]}.ipynb"):
+            leaks.append(Leak(rel, "not a release notebook",
+                              "a release holds labNN_<op>/labNN_<op>.ipynb only; nbgrader copied "
+                              "this from beside the source notebook: move it out of source/"))
+        try:
+            texts, file_lines = _texts(path)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            leaks.append(Leak(rel, "unreadable", f"{type(exc).__name__}: {exc}"))
+            continue
+        for what, needles in PATTERNS.items():
+            for needle in needles:
+                if any(needle in t for t in texts):
+                    leaks.append(Leak(rel, what, repr(needle)))
+        for needle, what in secrets.items():
+            if any(needle in t for t in texts):
+                leaks.append(Leak(rel, what, "the value itself"))
+        for line in dict.fromkeys(file_lines):
+            if line in lines:
+                leaks.append(Leak(rel, lines[line], repr(line)))
+    return leaks, len(files)

@@ -1,0 +1,175 @@
+"""nbgrader preprocessors for our two languages and our threat model.
+
+Release side (`nbgrader generate_assignment`): StripSolutions, StripHiddenTests, CleanMetadata.
+Submission side (`nbgrader autograde`): DropTags and RestoreCells sanitise, GuardedExecute
+runs the student's cells. The scores themselves come from `grader.course.regrade.Regrade`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from nbgrader import utils
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
+
+from grader import check, release
+from grader import device as dev
+
+# Cell metadata a release keeps; anything else (jupytext, editor state) is dropped.
+RELEASE_CELL_METADATA = ("nbgrader", "editable", "deletable", "tags")
+RELEASE_NB_METADATA = ("kernelspec", "language_info")
+RESTORED = "tclab"  # cell metadata key set by RestoreCells on a grade cell it had to add back
+
+
+def is_test_cell(cell) -> bool:
+    """An autograded code cell: graded, not a written answer."""
+    return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
+
+
+def where(resources, cell) -> str:
+    nb = resources.get("nbgrader", {}).get("notebook", "notebook")
+    return f"{nb} cell {cell.metadata.get('nbgrader', {}).get('grade_id', '?')}"
+
+
+class StripSolutions(NbGraderPreprocessor):
+    """ClearSolutions for Python AND the CUDA C inside its strings.
+
+    nbgrader's ClearSolutions would write `raise NotImplementedError()` into the C source, which
+    then fails to compile; `grader.release.strip_solutions` writes `// YOUR CODE HERE` there.
+    A marker outside a solution or grade cell is an error, never a silent leak.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type != "code":
+            return cell, resources
+        if utils.is_solution(cell):
+            cell.source = release.strip_solutions(cell.source, where(resources, cell))
+        markers = [release.PY_BEGIN, release.C_BEGIN]
+        if not utils.is_grade(cell):
+            markers.append(release.HIDDEN_BEGIN)
+        for marker in markers:
+            if marker in cell.source:
+                raise release.ReleaseError(
+                    f"{where(resources, cell)}: {marker!r} outside a solution/grade cell "
+                    "would reach the release: mark the cell in labs/, or remove the marker")
+        return cell, resources
+
+
+class StripHiddenTests(NbGraderPreprocessor):
+    """ClearHiddenTests with our markers; also in feedback, which nbgrader shows them in."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and release.HIDDEN_BEGIN in cell.source:
+            try:
+                cell.source = release.strip_hidden(cell.source, where(resources, cell))
+            except release.ReleaseError:
+                # Unbalanced markers (an edited submission): show nothing after the first one.
+                cell.source = cell.source.split(release.HIDDEN_BEGIN)[0].rstrip()
+        return cell, resources
+
+
+class CleanMetadata(NbGraderPreprocessor):
+    """Keep only the metadata a release needs: no jupytext, no editor state, no stray keys."""
+
+    def preprocess(self, nb, resources):
+        nb.metadata = {k: v for k, v in nb.metadata.items() if k in RELEASE_NB_METADATA}
+        return super().preprocess(nb, resources)
+
+    def preprocess_cell(self, cell, resources, index):
+        cell.metadata = {k: v for k, v in cell.metadata.items() if k in RELEASE_CELL_METADATA}
+        return cell, resources
+
+
+class DropTags(NbGraderPreprocessor):
+    """Tags steer execution (`skip-execution`, `raises-exception`): a submission keeps none.
+
+    Also drops our own RESTORED marker, so only RestoreCells can set it.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        cell.metadata.pop("tags", None)
+        cell.metadata.pop(RESTORED, None)
+        return cell, resources
+
+
+class RestoreCells(OverwriteCells):
+    """nbgrader's OverwriteCells with deleted grade cells added back, marked, and failed later.
+
+    OverwriteCells already restores locked sources, types and points; it does not restore a
+    cell's grade/solution flags, so a grade cell turned into a solution cell would escape
+    grading. Here every known cell gets its role back from the gradebook.
+    """
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.add_missing_cells = True  # not a choice: a deleted test must not mean no test
+
+    def preprocess(self, nb, resources):
+        self._role_cache = None
+        present = {cell.metadata.nbgrader["grade_id"] for cell in nb.cells
+                   if utils.is_grade(cell) and "grade_id" in cell.metadata.get("nbgrader", {})}
+        nb, resources = super().preprocess(nb, resources)
+        for cell in nb.cells:
+            if utils.is_grade(cell) and cell.metadata.nbgrader["grade_id"] not in present:
+                cell.metadata[RESTORED] = {"restored": True}
+                self.log.warning("grade cell %s was missing: restored, and scores 0",
+                                 cell.metadata.nbgrader["grade_id"])
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, index):
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is not None:
+            roles = self._roles()
+            if grade_id in roles:
+                grade, solution = roles[grade_id]
+                cell.metadata.nbgrader["grade"] = grade
+                cell.metadata.nbgrader["solution"] = solution
+                if grade and "points" not in cell.metadata.nbgrader:
+                    cell.metadata.nbgrader["points"] = self._max_score(grade_id)
+        return cell, resources
+
+    def _roles(self) -> dict[str, tuple[bool, bool]]:
+        if getattr(self, "_role_cache", None) is None:
+            source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+            grades = {c.name for c in source_nb.grade_cells}
+            solutions = {c.name for c in source_nb.solution_cells}
+            self._role_cache = {n: (n in grades, n in solutions) for n in grades | solutions}
+        return self._role_cache
+
+    def _max_score(self, grade_id: str) -> float:
+        return float(self.gradebook.find_graded_cell(grade_id, self.notebook_id,
+                                                     self.assignment_id).max_score)
+
+
+class GuardedExecute(Execute):
+    """nbgrader's Execute, closed against what a submission could do to it.
+
+    - grade cells are not run in the student's kernel: Regrade writes their outputs from
+      checks run elsewhere, so running them here would only give a submission a place to act;
+    - the kernel starts without the grading secret, with the device the grader uses;
+    - a kernel that dies or hangs ends execution, not the grading of this submission.
+    """
+
+    def preprocess(self, nb, resources=None, km=None):
+        saved = dict(os.environ)
+        device = dev.resolve()  # TCLAB_DEVICE, as the regrade reads it
+        os.environ.pop(check.SECRET_ENV, None)
+        os.environ["TCLAB_DEVICE"] = device
+        if device == "cpu":
+            os.environ["TRITON_INTERPRET"] = "1"  # must precede every @triton.jit in the kernel
+        try:
+            return super().preprocess(nb, resources, km)
+        except Exception as exc:  # noqa: BLE001 - the student's kernel, whatever it did
+            self.log.warning("execution stopped: %s: %s (grading goes on: the scores come "
+                             "from the regrade)", type(exc).__name__, exc)
+            return nb, resources
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def preprocess_cell(self, cell, resources, index):
+        if is_test_cell(cell):
+            cell.outputs, cell.execution_count = [], None
+            return cell, resources
+        return super().preprocess_cell(cell, resources, index)

@@ -1,0 +1,195 @@
+"""Compiling for the CPU backend: the student's source plus our header, with the system C++
+compiler, into a shared library; cached on disk by a hash of everything that affects it."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.cuda import elf, source
+from grader.cuda.errors import CompileError
+
+INCLUDE = Path(__file__).resolve().parent / "include"
+RUNTIME = INCLUDE / "tclab" / "runtime.h"
+GENERATED = "<tclab-generated>"
+COMMON_FLAGS = [
+    "-std=c++17", "-O2", "-fPIC", "-shared",
+    "-fno-exceptions",       # CUDA device code has none; fibers must not unwind
+    "-fno-strict-aliasing",  # students type-pun (float <-> float4 <-> int) as nvcc lets them
+    "-fno-math-errno",       # sqrtf and friends as straight instructions, as on a GPU
+    "-fdiagnostics-color=never",
+]
+COMPILE_TIMEOUT_S = 300
+
+
+def cache_root() -> Path:
+    """$TCLAB_CACHE/cuda, else ~/.cache/tclab/cuda (read on every call: tests redirect it)."""
+    base = os.environ.get("TCLAB_CACHE")
+    return (Path(base) if base else Path.home() / ".cache" / "tclab") / "cuda"
+
+
+@functools.lru_cache(maxsize=None)
+def compiler() -> tuple[str, str]:
+    """(path, version line) of the C++ compiler: $CXX, else g++, else c++."""
+    cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
+    if not cxx:
+        raise CompileError("the CPU backend compiles kernels with a C++ compiler, and none was "
+                           "found: install g++ (apt-get install g++) or set CXX")
+    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
+    return cxx, (out.stdout.splitlines() or ["?"])[0]
+
+
+@functools.lru_cache(maxsize=None)
+def header_version() -> str:
+    """Hash of every file under include/: editing the header invalidates every cached module."""
+    h = hashlib.sha256()
+    for path in sorted(INCLUDE.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(INCLUDE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _key(*parts) -> str:
+    text = json.dumps([*parts, header_version(), compiler(), platform.machine()])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _install(tmp_file: Path, dest: Path) -> None:
+    """Atomic: concurrent processes compiling the same thing each rename a complete file."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, staging = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-")
+    os.close(fd)
+    shutil.copyfile(tmp_file, staging)
+    os.replace(staging, dest)
+
+
+def _run(cmd: list[str], cwd: str) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                              timeout=COMPILE_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        raise CompileError(f"the C++ compiler took longer than {COMPILE_TIMEOUT_S} s") from None
+
+
+def build_runtime() -> Path:
+    """libtclab_rt: the fiber scheduler and thread pool, built once per header version."""
+    path = cache_root() / f"libtclab_rt-{_key('runtime')}.so"
+    if path.exists():
+        return path
+    with tempfile.TemporaryDirectory(prefix="tclab-rt-") as tmp:
+        tu = Path(tmp) / "runtime.cpp"
+        tu.write_text(f'#include "{RUNTIME}"\n')
+        out = Path(tmp) / "libtclab_rt.so"
+        res = _run([compiler()[0], *COMMON_FLAGS, "-pthread", "-o", str(out), str(tu)], tmp)
+        if res.returncode:
+            raise CompileError(f"building the CPU runtime failed (a bug in grader/cuda, not in "
+                               f"your kernel):\n{res.stderr}")
+        _install(out, path)
+    return path
+
+
+def translate_options(options) -> list[str]:
+    """nvcc options -> g++ ones: -D/-U/-I carry over; the rest (arch, -O3, -lineinfo,
+    --use_fast_math, ...) mean nothing to the CPU build and are dropped."""
+    out, pending = [], None
+    for opt in list(options or []):
+        if pending:
+            out += [pending, opt]
+            pending = None
+        elif opt in ("-D", "-U", "-I"):
+            pending = opt
+        elif re.match(r"-[DUI].", opt):
+            out.append(opt)
+    return out
+
+
+def translation_unit(src: str, no_extern_c: bool, kernels: list[tuple[str, str]]) -> str:
+    entries = "".join(f'    ::tclab::entry("{name}", {expr}),\n' for name, expr in kernels)
+    return (
+        '#include "tclab_cuda.h"\n'
+        + source.wrap_extern_c(source.rewrite_extern_shared(src)[0], no_extern_c)
+        + f'#line 1 "{GENERATED}"\n'
+        + "static const tclab_kernel_entry tclab_kernels_[] = {\n"
+        + entries
+        + "    {nullptr, nullptr, nullptr, nullptr, 0},\n};\n"
+        + 'extern "C" __attribute__((visibility("default"))) const tclab_kernel_entry*\n'
+        + "tclab_module_kernels(int32_t* n) {\n"
+        + f"    *n = {len(kernels)};\n    return tclab_kernels_;\n}}\n"
+        + 'extern "C" __attribute__((visibility("default"))) void* tclab_module_dynsmem(void) {\n'
+        + "    return ::tclab::dyn_smem;\n}\n"
+    )
+
+
+@dataclass
+class Built:
+    path: Path
+    meta: dict
+    cached: bool
+
+
+def build_module(src: str, no_extern_c: bool = False, options=None,
+                 include_dirs=None) -> Built:
+    """Compile (or find in the cache) one SourceModule's source."""
+    if not isinstance(src, str):
+        raise TypeError(f"SourceModule needs the kernel source as a str, got {type(src).__name__}")
+    flags = translate_options(options) + [f"-I{d}" for d in include_dirs or []]
+    key = _key("module", src, bool(no_extern_c), flags)
+    so = cache_root() / f"{key}.so"
+    meta_path = so.with_suffix(".json")
+    if so.exists() and meta_path.exists():
+        try:
+            return Built(so, json.loads(meta_path.read_text()), cached=True)
+        except (OSError, ValueError):
+            pass  # a damaged entry: rebuild it
+    kernels = source.registrations(source.find_kernels(src))
+    with tempfile.TemporaryDirectory(prefix="tclab-cu-") as tmp:
+        # kernel.cu holds the student's text as written, so that g++ quotes their lines.
+        Path(tmp, source.FILENAME).write_text(src)
+        tu = Path(tmp) / "module.cpp"
+        tu.write_text(translation_unit(src, no_extern_c, kernels))
+        out = Path(tmp) / "module.so"
+        cmd = [compiler()[0], *COMMON_FLAGS, "-w", f"-I{INCLUDE}", *flags, "-o", str(out), str(tu)]
+        res = _run(cmd, tmp)
+        if res.returncode:
+            raise CompileError(rewrite_diagnostics(res.stderr, tmp))
+        meta = {
+            "tls": elf.tls_symbols(out),
+            "kernels": [n for n, _ in kernels],
+            "dyn_globals": source.rewrite_extern_shared(src)[1],
+        }
+        _install(out, so)
+    meta_tmp = meta_path.with_name(f".tmp-{os.getpid()}-{meta_path.name}")
+    meta_tmp.write_text(json.dumps(meta))
+    os.replace(meta_tmp, meta_path)
+    return Built(so, meta, cached=False)
+
+
+def rewrite_diagnostics(stderr: str, tmpdir: str) -> str:
+    """g++'s messages as the student should see them: kernel.cu:LINE for their code, our
+    header's locations replaced by a tag, include chains and generated code explained."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith("In file included from") or re.match(r"\s+from \S+:\d+[:,]", line):
+            continue
+        line = line.replace(f"{tmpdir}/", "")
+        line = re.sub(re.escape(str(INCLUDE)) + r"/[\w/.]+:\d+(:\d+)?:", "(CUDA built-in):", line)
+        line = re.sub(re.escape(str(INCLUDE)) + r"/[\w/.]+", "(CUDA built-in)", line)
+        if line.startswith(GENERATED) and ": error:" in line:
+            line = (f"{line.split(': error:', 1)[1].strip()}\n  (while registering the "
+                    "__global__ functions of kernel.cu: a template kernel needs an explicit "
+                    "instantiation, e.g. `template __global__ void k<256>(float*);`, and is "
+                    "then found under its mangled name)")
+        elif line.startswith(GENERATED) or line.startswith("module.cpp"):
+            continue
+        out.append(line)
+    text = "\n".join(out).strip()
+    return text or stderr.strip()
