@@ -37,7 +37,8 @@ def secret() -> str:
     return os.environ.get(SECRET_ENV, "")
 
 
-def seed_for(lab_id: str, suite: str, index: int, round_: int = 0, secret_: str | None = None) -> int:
+def seed_for(lab_id: str, suite: str, index: int, round_: int = 0,
+             secret_: str | None = None) -> int:
     """A 63-bit seed; without the secret anyone can reproduce it, with it nobody can."""
     text = f"{lab_id}/{suite}/{index}/{round_}/{secret() if secret_ is None else secret_}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1

@@ -6,10 +6,11 @@ Nothing else in the project lists labs, shapes, tolerances, points or bars.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+import tomllib
 
 from grader import paths
 
@@ -115,7 +116,8 @@ def load(path: Path) -> Lab:
         for entry in entries:
             missing = dims - entry.keys()
             if missing:
-                raise ManifestError(f"{where}: shapes.{suite} entry {entry} lacks {sorted(missing)}")
+                raise ManifestError(
+                    f"{where}: shapes.{suite} entry {entry} lacks {sorted(missing)}")
     tolerances = {dt: (float(t["atol"]), float(t["rtol"])) for dt, t in raw["dtypes"].items()}
     for dt, (atol, rtol) in tolerances.items():
         if atol > 1e-2 or rtol > 1e-2:  # a vacuous tolerance checks nothing

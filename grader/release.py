@@ -62,7 +62,8 @@ def grade_points(lab: Lab, grade_id: str) -> float:
     """Points of a grade cell, from the manifest: test_<impl> → points.<impl>, perf_<impl> → ..."""
     key = grade_id.removeprefix("test_")
     if key not in lab.points:
-        raise ReleaseError(f"{lab.id}: grade cell {grade_id!r} has no points entry {key!r} in lab.toml")
+        raise ReleaseError(
+            f"{lab.id}: grade cell {grade_id!r} has no points entry {key!r} in lab.toml")
     return lab.points[key]
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -81,7 +83,8 @@ def _tail(path: Path, lines: int = 15) -> str:
 
 def run_worker(lab: Lab, impl: str, sources: dict[str, str], device: str, mode: str,
                timeout: float | None, tmp: Path | None = None, extra: dict | None = None,
-               on_message=None) -> dict:
+               on_message=None, wrapper: list[str] | None = None,
+               env: dict | None = None) -> dict:
     """Start the worker, feed it the request, collect its messages until EOF or the deadline.
 
     `on_message(msg)` may return False to stop early (the child is then killed).
@@ -97,8 +100,9 @@ def run_worker(lab: Lab, impl: str, sources: dict[str, str], device: str, mode: 
         out_path = tmp / "output.txt"
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "grader.worker", str(wfd)], stdin=subprocess.PIPE,
-                stdout=out, stderr=subprocess.STDOUT, pass_fds=(wfd,), env=_child_env(),
+                [*(wrapper or []), sys.executable, "-m", "grader.worker", str(wfd)],
+                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, pass_fds=(wfd,),
+                env={**_child_env(), **(env or {})},
                 cwd=tmp, start_new_session=True)
         os.close(wfd)
         try:
@@ -122,7 +126,8 @@ def run_worker(lab: Lab, impl: str, sources: dict[str, str], device: str, mode: 
         os.close(rfd)
         _kill(proc)
         result = {"messages": messages, "timed_out": timed_out, "returncode": proc.returncode,
-                  "output": _tail(out_path), "seconds": round(time.monotonic() - started, 2),
+                  "output": _tail(out_path, 40 if wrapper else 15),
+                  "seconds": round(time.monotonic() - started, 2),
                   "timeout": timeout}
         if error:
             result["error"] = error.get("message", "")
@@ -238,3 +243,49 @@ def _first_error_line(message: str) -> str:
         if "error" in line.lower() and "Traceback" not in line:
             return line.strip()
     return message.strip().splitlines()[-1] if message.strip() else "compile error"
+
+
+SANITIZER = "compute-sanitizer"
+_SANITIZER_ERROR = re.compile(r"=+ (Invalid __\w+__ (?:read|write) of size \d+ bytes|"
+                              r"Out-of-range \w+ access|Program hit \w+.*)")
+_SANITIZER_AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([\w:<>, ]+?)(?:\+0x[0-9a-f]+)?(?: in |$)")
+
+
+def memcheck_submission(lab: Lab, impl: str, sources: dict[str, str],
+                        timeout: float | None = None) -> dict:
+    """One launch on a small tail shape under compute-sanitizer memcheck (GPU only).
+
+    The caching allocator is off so each tensor is its own allocation: an access past an input
+    is outside every allocation, which is what memcheck can see.
+    """
+    tool = shutil.which(SANITIZER)
+    if tool is None:
+        return verdict(lab, impl, "memcheck", "gpu", "skipped",
+                       f"skipped: {SANITIZER} not found")
+    case = check.cases(lab, "public")[1 if len(lab.shapes["public"]) > 1 else 0]
+    with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
+        tmp = Path(tmp)
+        inputs = check.make_inputs(lab, case.shape, case.seed, torch.float32)
+        torch.save(inputs, tmp / "case.pt")
+        request = [{"index": case.index, "shape": case.shape, "file": str(tmp / "case.pt"),
+                    "result": str(tmp / "result.pt")}]
+        run = run_worker(lab, impl, sources, "gpu", "check", (timeout or 120) * 2, tmp,
+                         {"dtype": "float32", "cases": request},
+                         wrapper=[tool, "--tool", "memcheck", "--print-limit", "3",
+                                  "--error-exitcode", "86"],
+                         env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+    output = run["output"]
+    errors = _SANITIZER_ERROR.findall(output)
+    if errors or run["returncode"] == 86:
+        where = _SANITIZER_AT.findall(output)
+        kernel = where[0].strip() if where else lab.impls[impl].kernel
+        first = errors[0] if errors else "memory error"
+        return verdict(lab, impl, "memcheck", "gpu", "memcheck_error",
+                       f"{SANITIZER}: {first} in {kernel} on [{lab.describe(case.shape)}]",
+                       details=output)
+    if run.get("error") is not None:
+        return verdict(lab, impl, "memcheck", "gpu", run["kind"],
+                       f"under {SANITIZER}: {run['error'].strip().splitlines()[-1]}",
+                       details=run["error"])
+    return verdict(lab, impl, "memcheck", "gpu", "pass",
+                   f"no invalid access on [{lab.describe(case.shape)}]")

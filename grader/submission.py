@@ -96,7 +96,8 @@ class Built:
         return pat.sub(lambda m: f'{self.locate(int(m.group(1)))}', text)
 
 
-def write_module(lab: Lab, sources: dict[str, str], folder: Path, name: str = "submission") -> Built:
+def write_module(lab: Lab, sources: dict[str, str], folder: Path,
+                 name: str = "submission") -> Built:
     """Write setup + solution cells as one module; remember which lines came from which cell."""
     parts, spans, line = [], [], 1
     for gid, src in [(SETUP_CELL, setup_source(lab)), *sources.items()]:

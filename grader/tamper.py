@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 import time
 
-import torch
-
 
 class Watch:
     def __init__(self, gpu: bool):

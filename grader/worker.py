@@ -127,12 +127,17 @@ def run(request: dict, chan: Channel) -> None:
 
 
 def _cuda_function_class():
-    """The CUDA backend's kernel class, whose calls are launches (None before it exists)."""
+    """The CUDA backend's kernel class for this device, whose calls are launches."""
+    import importlib
+
+    from grader import device as dev
+
+    name = ("grader.cuda.gpu", "GpuFunction") if dev.resolve() == "gpu" else \
+        ("grader.cuda.cpu", "CpuFunction")
     try:
-        from grader import cuda
+        return getattr(importlib.import_module(name[0]), name[1], None)
     except ImportError:
         return None
-    return getattr(cuda, "LAUNCHABLE", None)
 
 
 def _describe_returned(value) -> str | None:

@@ -20,10 +20,15 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 {
   step "device"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-  step "pytest (gpu tests included)"
-  timeout 420 python3 -m pytest -q -x -m "gpu or not gpu" -p no:cacheprovider tests 2>&1 | tail -25
+  if [ "$mode" != quick ]; then
+    step "pytest (gpu tests included)"
+    timeout 420 python3 -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --submission solutions \
+      --ignore tests/test_corpus.py --ignore tests/test_browser.py --ignore tests/test_course.py tests 2>&1 | tail -25
+  fi
   step "tclab check --submission solutions --device gpu"
   time python3 -m grader.cli check --submission solutions --device gpu --results "$OUT/results.json" --plots "$OUT" -v
+  step "negative controls on the GPU (tests/corpus)"
+  timeout 400 python3 -m pytest -q -p no:cacheprovider -m "gpu or not gpu" tests/test_corpus.py 2>&1 | tail -15
   if [ "$mode" = full ]; then
     step "reference sweep"
     python3 benchmarks/tune_references.py --json "$OUT/tune.json"

@@ -152,8 +152,7 @@ def _zero(gb, sub) -> None:
 
 def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
               limit: float = DEFAULT_LIMIT, console=None) -> list[Outcome]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-        TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     root = Path(root).resolve()
     if not (root / "nbgrader_config.py").exists():

@@ -14,7 +14,6 @@ import warnings
 
 from grader.cuda import buffers, runtime
 from grader.cuda.args import Arg
-from grader.cuda.errors import LaunchError
 
 ALIGN = 16  # keeps float4 / int4 loads of the copy aligned, as cudaMalloc's 256 would
 

@@ -37,7 +37,7 @@ def cache_root() -> Path:
     return (Path(base) if base else Path.home() / ".cache" / "tclab") / "cuda"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiler() -> tuple[str, str]:
     """(path, version line) of the C++ compiler: $CXX, else g++, else c++."""
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
@@ -48,7 +48,7 @@ def compiler() -> tuple[str, str]:
     return cxx, (out.stdout.splitlines() or ["?"])[0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def header_version() -> str:
     """Hash of every file under include/: editing the header invalidates every cached module."""
     h = hashlib.sha256()

@@ -1,0 +1,101 @@
+"""`tclab course …`: build an nbgrader course, check a release for leaks, autograde a lab.
+
+    tclab course build DIR [LAB ...] [--course-id ID]
+    tclab course leakcheck DIR
+    tclab course autograde DIR LAB [--gpus N] [--device auto|cpu|gpu] [--limit SECONDS]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from grader import device as dev
+from grader import manifest
+
+
+def cmd_build(args) -> int:
+    from grader.course import build
+
+    root = Path(args.dir)
+    try:
+        written = build.build(root, manifest.select(args.labs), course_id=args.course_id)
+    except build.BuildError as exc:
+        print(f"tclab course build: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    labs = [p.parent.name for p in written[1:]]
+    print(f"\nnext, in {root}:\n" + "\n".join(
+        f"    nbgrader generate_assignment {lab} --force" for lab in labs)
+        + f"\n    tclab course leakcheck {root}")
+    return 0
+
+
+def cmd_leakcheck(args) -> int:
+    from grader.course import leakcheck
+
+    root = Path(args.dir)
+    leaks, checked = leakcheck.scan(root)
+    if not checked:
+        print(f"tclab course leakcheck: nothing to check in {root / 'release'}: run "
+              "`nbgrader generate_assignment LAB` in the course first", file=sys.stderr)
+        return 2
+    for leak in leaks:
+        print(f"LEAK {leak}")
+    if leaks:
+        print(f"{len(leaks)} leak(s) in {checked} file(s) under {root / 'release'}: do not "
+              "release this", file=sys.stderr)
+        return 1
+    print(f"release clean: {checked} file(s) under {root / 'release'} hold no solution, hidden "
+          "test, reference or course secret")
+    return 0
+
+
+def cmd_autograde(args) -> int:
+    from rich.console import Console
+
+    from grader.course import autograde
+
+    console = Console()
+    device = dev.resolve(args.device)
+    lab = manifest.get(args.lab)
+    if args.gpus is not None and device != "gpu":
+        console.print(f"--gpus {args.gpus} ignored: grading on the {device}, one worker")
+    try:
+        outcomes = autograde.autograde(Path(args.dir), lab.id, device, gpus=args.gpus,
+                                       limit=args.limit, console=console)
+    except autograde.AutogradeError as exc:
+        console.print(f"[red]tclab course autograde: {exc}[/]")
+        return 2
+    console.print(autograde.table(lab.id, outcomes, device))
+    bad = [o for o in outcomes if o.status != "graded"]
+    for o in bad:
+        console.print(f"{o.student}: {o.status}; log: {o.log}", markup=False)
+    return 1 if bad else 0
+
+
+def add_parser(sub) -> None:
+    course = sub.add_parser("course", help="nbgrader course: build, leakcheck, autograde",
+                            description=__doc__)
+    csub = course.add_subparsers(dest="course_command", required=True)
+    p = csub.add_parser("build", help="write an nbgrader course directory from labs/")
+    p.add_argument("dir", help="the course directory (created; rebuilt in place, secrets kept)")
+    p.add_argument("labs", nargs="*", help="lab ids or prefixes (default: all)")
+    p.add_argument("--course-id", default="tclab", help="nbgrader course id (default: tclab)")
+    p.set_defaults(func=cmd_build)
+    p = csub.add_parser("leakcheck", help="fail if DIR/release holds solutions, hidden tests, "
+                        "reference code or any file but the notebooks")
+    p.add_argument("dir")
+    p.set_defaults(func=cmd_leakcheck)
+    p = csub.add_parser("autograde", help="autograde every submission of LAB (scores from "
+                        "checks run outside the notebook)")
+    p.add_argument("dir")
+    p.add_argument("lab", help="lab id or prefix, e.g. lab01")
+    p.add_argument("--gpus", type=int, default=None,
+                   help="workers, one per GPU (default: every visible GPU; 1 on the CPU)")
+    p.add_argument("--device", choices=dev.CHOICES, default=None,
+                   help="where checks run (default: TCLAB_DEVICE or auto)")
+    p.add_argument("--limit", type=float, default=1800.0,
+                   help="wall-clock seconds per submission (default: 1800)")
+    p.set_defaults(func=cmd_autograde)
