@@ -68,6 +68,7 @@ class Launches:
     def __init__(self):
         self.triton = 0
         self.cuda = 0
+        self.side_streams = 0  # launches on a stream other than the current default one
         self._patched = []
         try:
             from triton.runtime import interpreter, jit
@@ -83,10 +84,20 @@ class Launches:
 
         def counted(*args, **kwargs):
             setattr(counter, kind, getattr(counter, kind) + 1)
+            if counter._on_side_stream(kind, kwargs):
+                counter.side_streams += 1
             return original(*args, **kwargs)
 
         setattr(cls, attr, counted)
         self._patched.append((cls, attr, counted))
+
+    @staticmethod
+    def _on_side_stream(kind: str, kwargs: dict) -> bool:
+        if kind == "cuda":
+            return kwargs.get("stream") is not None
+        if not torch.cuda.is_available() or os.environ.get("TRITON_INTERPRET") == "1":
+            return False
+        return torch.cuda.current_stream() != torch.cuda.default_stream()
 
     def watch_cuda(self, function_cls) -> bool:
         """Count calls of the CUDA backend's kernel objects (`get_function` results)."""

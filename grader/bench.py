@@ -44,13 +44,18 @@ class Timer:
         self.zero(self.flush_buf)
 
     def time(self, fn, *args) -> float:
-        """Milliseconds of fn(*args), L2 cold, every stream of the device drained."""
+        """Milliseconds of fn(*args) on the current stream, L2 cold.
+
+        The flush is queued first and the call is launched while the GPU is still flushing,
+        so the CPU's launch overhead is not timed (as in triton.testing.do_bench). Work on
+        other streams is refused by the launch accounting, not timed; the device-wide
+        synchronize afterwards drains anything left before the next call.
+        """
         start, end = self.event(enable_timing=True), self.event(enable_timing=True)
-        self.flush()
         self.sync()
+        self.flush()
         self.record(start)
         fn(*args)
-        self.sync()  # device-wide: work queued on side streams is inside the interval
         self.record(end)
         self.sync()
         return self.elapsed(start, end)
@@ -92,11 +97,15 @@ def device_info() -> dict:
 
 # --- inside the worker ------------------------------------------------------------------------
 
+class Refused(Exception):
+    """A timed call broke a rule: args are (status, reason)."""
+
+
 def _torch_op(lab: Lab):
+    """torch computing the oracle into a fresh tensor: no extra copy into `out` is timed."""
     def op(*args):
         env = {t.name: a for t, a in zip(lab.inputs, args)}
-        result = eval(lab.oracle, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
-        args[len(lab.inputs)].copy_(result)
+        eval(lab.oracle, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
     return op
 
 
@@ -105,13 +114,29 @@ def _recheck(got: torch.Tensor, want: torch.Tensor, lab: Lab, close) -> bool:
     return bool(close(got, want, atol=atol * 10, rtol=rtol * 10, equal_nan=False))
 
 
-def run_child(lab: Lab, request: dict, student, reference, timer: Timer, watch, send) -> None:
-    """Interleaved rounds for each perf and sweep shape; one message per shape."""
+def run_child(lab: Lab, request: dict, student, reference, timer: Timer, watch, launches,
+              impl: str, send) -> None:
+    """Interleaved rounds for each perf and sweep shape; one message per shape.
+
+    Every timed student call must launch at least one kernel of its kind, all on the timed
+    stream; the outputs of every round are compared with the reference's on the same inputs.
+    """
     close = watch.objects[(torch, "allclose")]
+
+    def audited(*args):
+        before, side = getattr(launches, impl), launches.side_streams
+        student(*args)
+        if getattr(launches, impl) == before:
+            raise Refused("no_launch", f"a timed call launched no {impl} kernel: the work "
+                          "must happen inside the call, on the kernel")
+        if launches.side_streams != side:
+            raise Refused("side_stream", "a timed call launched its kernel on a side stream: "
+                          "launch on the current stream (work elsewhere is not timed)")
+
     for suite in ("perf", "sweep") if request.get("sweep", True) else ("perf",):
         rounds = ROUNDS[suite]
         for index, shape in enumerate(lab.shapes[suite]):
-            fns = {"student": student, "reference": reference}
+            fns = {"student": audited, "reference": reference}
             if suite == "sweep":
                 fns["torch"] = _torch_op(lab)
             times = {k: [] for k in fns}
@@ -125,7 +150,12 @@ def run_child(lab: Lab, request: dict, student, reference, timer: Timer, watch, 
                     outs[k] = views
                 order = list(fns) if r % 2 == 0 else list(reversed(fns))
                 for k in order:
-                    ms = timer.time(fns[k], *inputs.values(), *outs[k].values())
+                    try:
+                        ms = timer.time(fns[k], *inputs.values(), *outs[k].values())
+                    except Refused as exc:
+                        send(event="perf", suite=suite, index=index, times=times,
+                             mismatch=None, refused=exc.args, tampered=watch.tampered())
+                        return
                     if r >= 0:
                         times[k].append(ms)
                 for name in outs["student"]:
@@ -183,6 +213,9 @@ def perf_check(lab: Lab, impl: str, sources: dict, timeout: float | None = None,
         if m["tampered"]:
             return {**base, "status": "tampered", "reason": "grading functions were replaced: "
                     + ", ".join(m["tampered"])}
+        if m.get("refused"):
+            status, reason = m["refused"]
+            return {**base, "status": status, "reason": reason}
         if m["mismatch"]:
             return {**base, "status": "fail", "reason": m["mismatch"]}
         rows.append(_summary(lab, lab.shapes["perf"][m["index"]], m["times"], roof["gbps"]))

@@ -18,32 +18,38 @@ from grader import grading, manifest, paths, release
 def _table(results: list[dict], device: str):
     from rich.table import Table
 
-    table = Table(title=f"tclab check ({device})", show_lines=False)
-    for col in ("lab", "impl", "shapes", "correct", "GB/s", "% of roof", "ratio to ref", "note"):
-        table.add_column(col, overflow="fold")
+    table = Table(title=f"tclab check ({device})")
+    for col in ("lab", "impl", "shapes", "correct", "GB/s", "% of roof", "ratio to ref"):
+        table.add_column(col, no_wrap=True)
     for r in results:
         perf = r.get("perf", {})
-        if perf.get("status") in ("pass", "fail"):
-            gbps = f"{perf['gbps']:.0f}"
-            roof = f"{perf['roof_pct']:.0f}%"
-            ratio = f"{perf['ratio']:.2f} ({'pass' if perf['status'] == 'pass' else 'FAIL'})"
-            note = "" if r["correct"] else r["reason"]
-            if perf["status"] == "fail":
-                note = perf["reason"]
+        if perf.get("status") in ("pass", "fail") and "ratio" in perf:
+            verdict = "pass" if perf["status"] == "pass" else "[red]FAIL[/]"
+            cells = (f"{perf['gbps']:.0f}", f"{perf['roof_pct']:.0f}%",
+                     f"{perf['ratio']:.2f} {verdict}")
         else:
-            gbps = roof = ratio = "-"
-            note = r["reason"] if not r["correct"] else perf.get("reason", "")
+            cells = ("-", "-", "[red]" + perf["status"] + "[/]"
+                     if perf.get("status") not in (None, "skipped") else "-")
         correct = "[green]yes[/]" if r["correct"] else f"[red]{r['status']}[/]"
-        table.add_row(r["lab"], r["impl"], f"{r['passed']}/{r['total']}", correct, gbps, roof,
-                      ratio, note)
+        table.add_row(r["lab"], r["impl"], f"{r['passed']}/{r['total']}", correct, *cells)
     return table
+
+
+def _notes(results: list[dict]) -> list[str]:
+    """One line per implementation: why it failed, or the perf verdict, or why perf was skipped."""
+    lines = []
+    for r in results:
+        perf = r.get("perf", {})
+        reason = r["reason"] if not r["correct"] else perf.get("reason", r["reason"])
+        lines.append(f"{r['lab']} {r['impl']}: {reason}")
+    return lines
 
 
 def cmd_check(args) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    console = Console()
+    console = Console(width=max(Console().width, 110))
     device = dev.resolve(args.device)
     dev.use(device)
     labs = manifest.select(args.labs)
@@ -65,6 +71,8 @@ def cmd_check(args) -> int:
                 failed |= not grading.ok(result)
                 progress.advance(task)
     console.print(_table(results, device))
+    for line in _notes(results):
+        console.print(line, markup=False, highlight=False)
     for r in results:
         if not r["correct"]:
             details = next((c.get("details") for c in r["checks"] if c["status"] != "pass"), None)

@@ -94,7 +94,8 @@ def run(request: dict, chan: Channel) -> None:
         return
     if request["mode"] == "perf":
         try:
-            bench.run_child(lab, request, launcher, ref_launcher, timer, watch, chan.send)
+            bench.run_child(lab, request, launcher, ref_launcher, timer, watch, launches,
+                            request["impl"], chan.send)
         except BaseException as exc:  # noqa: BLE001
             chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
         return

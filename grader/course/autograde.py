@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -119,8 +120,13 @@ def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
 
 
 def _error_line(text: str) -> str:
-    errors = [line for line in text.splitlines() if "| ERROR]" in line or "Error:" in line]
-    return errors[-1].split("]", 1)[-1].strip() if errors else ""
+    """The exception nbgrader logged (its own last ERROR line only says 'see above')."""
+    lines = [s.strip() for s in text.splitlines()]
+    raised = [s for s in lines if re.match(r"^[\w.]+(Error|Exception|Exit): ", s)]
+    if raised:
+        return raised[-1]
+    errors = [s.split("]", 1)[-1].strip() for s in lines if "| ERROR]" in s]
+    return errors[0] if errors else ""
 
 
 def read_scores(root: Path, lab_id: str, outcomes: list[Outcome]) -> None:

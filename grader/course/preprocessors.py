@@ -26,6 +26,11 @@ def is_test_cell(cell) -> bool:
     return cell.cell_type == "code" and utils.is_grade(cell) and not utils.is_solution(cell)
 
 
+def _grade_id(cell) -> str | None:
+    # Plain dict access: cells nbgrader adds back carry plain dicts, not NotebookNodes.
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
 def where(resources, cell) -> str:
     nb = resources.get("nbgrader", {}).get("notebook", "notebook")
     return f"{nb} cell {cell.metadata.get('nbgrader', {}).get('grade_id', '?')}"
@@ -106,27 +111,23 @@ class RestoreCells(OverwriteCells):
 
     def preprocess(self, nb, resources):
         self._role_cache = None
-        present = {cell.metadata.nbgrader["grade_id"] for cell in nb.cells
-                   if utils.is_grade(cell) and "grade_id" in cell.metadata.get("nbgrader", {})}
+        present = {_grade_id(cell) for cell in nb.cells if utils.is_grade(cell)}
         nb, resources = super().preprocess(nb, resources)
         for cell in nb.cells:
-            if utils.is_grade(cell) and cell.metadata.nbgrader["grade_id"] not in present:
+            if utils.is_grade(cell) and _grade_id(cell) not in present:
                 cell.metadata[RESTORED] = {"restored": True}
                 self.log.warning("grade cell %s was missing: restored, and scores 0",
-                                 cell.metadata.nbgrader["grade_id"])
+                                 _grade_id(cell))
         return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
         cell, resources = super().preprocess_cell(cell, resources, index)
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id is not None:
-            roles = self._roles()
-            if grade_id in roles:
-                grade, solution = roles[grade_id]
-                cell.metadata.nbgrader["grade"] = grade
-                cell.metadata.nbgrader["solution"] = solution
-                if grade and "points" not in cell.metadata.nbgrader:
-                    cell.metadata.nbgrader["points"] = self._max_score(grade_id)
+        grade_id = _grade_id(cell)
+        if grade_id is not None and grade_id in self._roles():
+            meta = cell.metadata["nbgrader"]
+            meta["grade"], meta["solution"] = self._roles()[grade_id]
+            if meta["grade"] and "points" not in meta:
+                meta["points"] = self._max_score(grade_id)
         return cell, resources
 
     def _roles(self) -> dict[str, tuple[bool, bool]]:

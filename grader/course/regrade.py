@@ -121,7 +121,7 @@ def perf_outputs(result: dict, points: float) -> list:
 
 
 def cell_outputs(lab, cell, results: dict[str, dict]) -> list:
-    meta = cell.metadata.nbgrader
+    meta = cell.metadata["nbgrader"]
     grade_id, points = meta["grade_id"], float(meta["points"])
     if cell.metadata.get(RESTORED, {}).get("restored"):
         return [failure("DeletedTestCell",

@@ -4,7 +4,7 @@ kernel receives. CUDA passes parameters by value with fixed widths, so a Python 
 
 from __future__ import annotations
 
-import numbers
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,22 +54,107 @@ def label(index: int, name: str | None) -> str:
     return f"argument {index} ('{name}')" if name else f"argument {index}"
 
 
+def is_python_scalar(x) -> bool:
+    """int/float/bool, but not numpy's scalars (np.float64 subclasses float)."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
 def is_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "data_ptr")
 
 
-def python_scalar_error(index: int, name: str | None, value, kind: str | None = None) -> TypeError:
+def python_scalar_error(index: int, name: str | None, value, param: Param | None = None
+                        ) -> TypeError:
     """The message for int/float/bool passed where CUDA needs a fixed-width type."""
     what = type(value).__name__
-    if isinstance(value, bool):
-        hint = f"np.int32({int(value)})"
-    elif isinstance(value, numbers.Integral):
-        hint = {"P": f"np.uintp({value})", "u": f"np.uint32({value})",
-                "f": f"np.float32({value})"}.get(kind or "", f"np.int32({value})")
+    if param is not None:
+        hint = param.numpy_hint(value)
+        why = f"CUDA needs a fixed-width type; the parameter is {_a(param.ctype)}"
     else:
-        hint = f"np.float32({value})"
-    return TypeError(f"{label(index, name)} is a Python {what}: pass {hint} "
-                     f"(CUDA needs a fixed-width type)")
+        hint = f"np.int32({int(value)})" if isinstance(value, int) else f"np.float32({value})"
+        why = "CUDA needs a fixed-width type"
+    return TypeError(f"{label(index, name)} is a Python {what}: pass {hint} ({why})")
+
+
+_C_INTS = {1: "char", 2: "short", 4: "int", 8: "long long"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel parameter as the compiler deduced it (see tclab_param_info in abi.h)."""
+
+    kind: str  # P pointer, i/u integer, f float, h __half, b __nv_bfloat16, ? bool, S struct
+    size: int
+    pointee: str = ""  # for pointers: the kind pointed to ('v' void)
+    pointee_size: int = 0
+
+    @staticmethod
+    def _ctype(kind: str, size: int) -> str:
+        if kind == "f":
+            return {4: "float", 8: "double"}.get(size, f"{size * 8}-bit float")
+        if kind == "i":
+            return "signed char" if size == 1 else _C_INTS.get(size, f"int{size * 8}")
+        if kind == "u":
+            return f"unsigned {_C_INTS.get(size, f'int{size * 8}')}"
+        return {"h": "__half", "b": "__nv_bfloat16", "?": "bool", "v": "void", "P": "pointer",
+                "S": f"struct ({size} bytes)"}.get(kind, kind)
+
+    @property
+    def ctype(self) -> str:
+        if self.kind == "P":
+            return f"{self._ctype(self.pointee, self.pointee_size)}*"
+        return self._ctype(self.kind, self.size)
+
+    def numpy_hint(self, value=None) -> str:
+        v = "..." if value is None else repr(value)
+        if self.kind == "P":
+            return "an array, a tensor or np.uintp(t.data_ptr())"
+        if self.kind in "iu":
+            if isinstance(value, float):
+                v = "..."
+            return f"np.{'u' if self.kind == 'u' else ''}int{self.size * 8}({v})"
+        if self.kind == "f":
+            return f"np.float{self.size * 8}({v})"
+        if self.kind == "h":
+            return f"np.float16({v})"
+        if self.kind == "b":
+            return "np.uint16(bits) holding the bfloat16 pattern"
+        if self.kind == "?":
+            return f"np.bool_({v})"
+        return f"a numpy structured scalar (np.void) of {self.size} bytes"
+
+    def accepts_dtype(self, dtype: str) -> bool:
+        """Can an array of this dtype be passed to this pointer parameter?"""
+        kind, size = _dtype_kind(dtype)
+        p, n = self.pointee, self.pointee_size
+        if p in ("v", "S", "P") and not (p == "P" and kind not in "iu"):
+            return True  # void*, float4* over floats, T** over 64-bit addresses
+        if p in "iu" and n == 1:
+            return True  # char*: any bytes
+        if p in "iu":
+            return kind in "iu" and size == n
+        if p == "f":
+            return kind == "f" and size == n
+        if p in "hb":
+            return (kind == p) or (kind in "iu" and size == 2)
+        if p == "?":
+            return kind == "?" or (kind in "iu" and size == 1)
+        return True
+
+
+def _dtype_kind(dtype: str) -> tuple[str, int]:
+    """'float32' -> ('f', 4), 'bfloat16' -> ('b', 2), 'uint8' -> ('u', 1) ..."""
+    if dtype == "bfloat16":
+        return "b", 2
+    if dtype == "float16":
+        return "h", 2
+    if dtype == "bool":
+        return "?", 1
+    m = re.fullmatch(r"(u?int|float|complex)(\d+)", dtype)
+    if not m:
+        return "?", 0
+    kind = {"int": "i", "uint": "u", "float": "f", "complex": "c"}[m.group(1)]
+    return kind, int(m.group(2)) // 8
 
 
 def unwrap(arg):
@@ -94,54 +179,27 @@ def address_of(obj) -> int:
     return obj.data_ptr() if is_tensor(obj) else obj.__array_interface__["data"][0]
 
 
-_KIND_NAMES = {"P": "pointer", "i": "int", "u": "unsigned int", "f": "float", "h": "__half",
-               "b": "__nv_bfloat16", "?": "bool", "S": "struct"}
-
-
-def _describe_param(kind: str, size: int) -> str:
-    if kind in "iu":
-        return f"{size * 8}-bit {'signed' if kind == 'i' else 'unsigned'} integer"
-    if kind == "f":
-        return {4: "float", 8: "double"}.get(size, f"{size * 8}-bit float")
-    if kind == "S":
-        return f"struct of {size} bytes"
-    return _KIND_NAMES.get(kind, kind)
-
-
-def _want(kind: str, size: int) -> str:
-    if kind == "P":
-        return "an array, a tensor or np.uintp(t.data_ptr())"
-    if kind in "iu":
-        return f"np.{'u' if kind == 'u' else ''}int{size * 8}(...)"
-    if kind == "f":
-        return "np.float32(...)" if size == 4 else "np.float64(...)"
-    if kind == "h":
-        return "np.float16(...)"
-    if kind == "b":
-        return "np.uint16(bits) holding the bfloat16 pattern"
-    if kind == "S":
-        return f"a numpy structured scalar (np.void) of {size} bytes"
-    return "np.bool_(...)"
-
-
-def pack_cpu(index: int, name: str | None, arg, kind: str, size: int) -> Arg:
-    """One argument for a CPU-backend kernel parameter of the given kind and size."""
+def pack_cpu(index: int, name: str | None, arg, param: Param) -> Arg:
+    """One argument for a CPU-backend kernel parameter."""
     where = label(index, name)
     arg = unwrap(arg)
-    if isinstance(arg, (bool, int, float)):
-        raise python_scalar_error(index, name, arg, kind)
-    mismatch = TypeError(f"{where} is a {_describe_param(kind, size)} parameter, got "
-                         f"{_type_name(arg)}: pass {_want(kind, size)}")
+    if is_python_scalar(arg):
+        raise python_scalar_error(index, name, arg, param)
+    mismatch = TypeError(f"{where} is {_a(param.ctype)} parameter, got {_type_name(arg)}: "
+                         f"pass {param.numpy_hint()}")
+    kind, size = param.kind, param.size
     if kind == "P":
-        if is_tensor(arg):
-            if arg.device.type != "cpu":
+        if is_tensor(arg) or isinstance(arg, np.ndarray):
+            if is_tensor(arg) and arg.device.type != "cpu":
                 raise TypeError(f"{where} is a {arg.device.type} tensor, but the CPU backend "
                                 "runs kernels on the host: pass a CPU tensor")
-            ptr = arg.data_ptr()
-            return Arg(index, name, _u64(ptr), ptr, buffer_of(arg))
-        if isinstance(arg, np.ndarray):
+            buffer = buffer_of(arg)
+            if not param.accepts_dtype(buffer.dtype):
+                raise TypeError(f"{where} is {_a(param.ctype)} parameter, got {_type_name(arg)} "
+                                f"of {buffer.dtype}: convert it to the element type the kernel "
+                                f"reads, or the kernel reads garbage")
             ptr = address_of(arg)
-            return Arg(index, name, _u64(ptr), ptr, buffer_of(arg))
+            return Arg(index, name, _u64(ptr), ptr, buffer)
         if isinstance(arg, np.integer) and arg.dtype.itemsize == 8:
             ptr = int(arg) & (2**64 - 1)
             return Arg(index, name, _u64(ptr), ptr)
@@ -161,6 +219,10 @@ def pack_cpu(index: int, name: str | None, arg, kind: str, size: int) -> Arg:
     raise mismatch
 
 
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
 def _u64(value: int) -> bytes:
     return int(value).to_bytes(8, "little")
 
@@ -177,7 +239,7 @@ def _type_name(arg) -> str:
 
 def check_common(index: int, name: str | None, arg) -> None:
     """What both backends refuse before anything else: Python scalars and unknown objects."""
-    if isinstance(arg, (bool, int, float)):
+    if is_python_scalar(arg):
         raise python_scalar_error(index, name, arg)
     if arg is None or isinstance(arg, (str, list, tuple, dict)):
         raise TypeError(f"{label(index, name)} is a {type(arg).__name__}: kernel arguments are "

@@ -26,6 +26,8 @@ COMMON_FLAGS = [
     "-fno-exceptions",       # CUDA device code has none; fibers must not unwind
     "-fno-strict-aliasing",  # students type-pun (float <-> float4 <-> int) as nvcc lets them
     "-fno-math-errno",       # sqrtf and friends as straight instructions, as on a GPU
+    "-fstack-clash-protection",  # a frame larger than a page touches every page, so an
+                                 # oversized local array hits the fiber's guard page
     "-fdiagnostics-color=never",
 ]
 COMPILE_TIMEOUT_S = 300
@@ -73,8 +75,9 @@ def _install(tmp_file: Path, dest: Path) -> None:
 
 
 def _run(cmd: list[str], cwd: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in diagnostics
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env,
                               timeout=COMPILE_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise CompileError(f"the C++ compiler took longer than {COMPILE_TIMEOUT_S} s") from None
@@ -176,6 +179,14 @@ def build_module(src: str, no_extern_c: bool = False, options=None,
 def rewrite_diagnostics(stderr: str, tmpdir: str) -> str:
     """g++'s messages as the student should see them: kernel.cu:LINE for their code, our
     header's locations replaced by a tag, include chains and generated code explained."""
+    linkage = re.search(r"tclab_(cuda_\w+)_h_inside_extern_C", stderr)
+    if linkage:
+        line = re.search(r"kernel\.cu:(\d+)", stderr)
+        where = f"{source.FILENAME}:{line.group(1)}: " if line else ""
+        return (f"{where}error: <{linkage.group(1)}.h> cannot be included inside the "
+                'extern "C" { } that SourceModule wraps around the source by default (nvcc '
+                "refuses it too): pass no_extern_c=True and declare each kernel "
+                'extern "C" __global__ ...')
     out = []
     for line in stderr.splitlines():
         if line.startswith("In file included from") or re.match(r"\s+from \S+:\d+[:,]", line):

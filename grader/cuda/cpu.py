@@ -55,8 +55,10 @@ class CpuModule:
         self._tls = tls
         self._dyn_globals = built.meta.get("dyn_globals", [])
         decls = {}
-        for k in source.find_kernels(src):
+        found = source.find_kernels(src)
+        for k in found:
             decls.setdefault(k.name, k)
+        self._templates = {k.name for k in found if k.is_template}
         self._kernels = {}
         entries = runtime.kernel_entries(self._lib)
         symbols = [runtime.symbol_name(e.fn) for e in entries]
@@ -74,6 +76,12 @@ class CpuModule:
                 f"named symbol not found: {name!r} has C++ linkage (no_extern_c=True), so its "
                 f"symbol is {symbol!r}; get_function({symbol!r}) as with pycuda, or declare "
                 f'the kernel extern "C"')
+        if name in self._templates:
+            raise KernelNotFound(
+                f"named symbol not found: {name!r} is a template kernel, which exists only once "
+                f"instantiated: add e.g. `template __global__ void {name}<256>(...);` and "
+                "get_function() its mangled name (as with pycuda), or launch it from an "
+                'extern "C" wrapper kernel')
         known = ", ".join(sym for _, sym, _ in self._kernels.values()) or "none"
         raise KernelNotFound(f"named symbol not found: no __global__ function {name!r} in this "
                              f"module (kernels: {known})")
@@ -108,8 +116,10 @@ class CpuFunction:
         self.name = symbol  # what get_function() took: the C name, or the mangled one
         self.label = written  # what messages say: the name as written in the source
         self._entry = entry
-        self.params = [(entry.params[i].kind.decode(), entry.params[i].size)
-                       for i in range(entry.nparams)]
+        self.params = [
+            args_mod.Param(p.kind.decode(), p.size, p.pointee.decode(), p.pointee_size)
+            for p in (entry.params[i] for i in range(entry.nparams))
+        ]
         names = decl.params if decl and len(decl.params) == len(self.params) else []
         self.param_names = names or [None] * len(self.params)
         shared = module.static_shared(symbol)
@@ -125,8 +135,8 @@ class CpuFunction:
             names = ", ".join(n or "?" for n in self.param_names)
             raise TypeError(f"{self.label} takes {len(self.params)} arguments ({names}), "
                             f"got {len(arguments)}")
-        return [args_mod.pack_cpu(i, self.param_names[i], a, kind, size)
-                for i, (a, (kind, size)) in enumerate(zip(arguments, self.params))]
+        return [args_mod.pack_cpu(i, self.param_names[i], a, p)
+                for i, (a, p) in enumerate(zip(arguments, self.params))]
 
     def __call__(self, *arguments, block, grid=(1, 1), shared=0, stream=None,
                  time_kernel=False, schedule=None, checked=None, texrefs=None):

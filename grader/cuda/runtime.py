@@ -19,7 +19,13 @@ SCHEDULES = {"forward": 0, "reverse": 1, "random": 2}
 
 
 class ParamInfo(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_char), ("size", ctypes.c_uint32), ("align", ctypes.c_uint32)]
+    _fields_ = [
+        ("kind", ctypes.c_char),
+        ("pointee", ctypes.c_char),
+        ("size", ctypes.c_uint32),
+        ("align", ctypes.c_uint32),
+        ("pointee_size", ctypes.c_uint32),
+    ]
 
 
 class KernelEntry(ctypes.Structure):

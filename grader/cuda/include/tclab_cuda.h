@@ -288,23 +288,42 @@ TCLAB_SCOPED(atomicXor)
 namespace tclab {
 
 template <class T>
-constexpr tclab_param_info param_info() {
-    if constexpr (std::is_pointer_v<T>)
-        return {'P', sizeof(T), alignof(T)};
+constexpr char kind_of() {
+    if constexpr (std::is_void_v<T>)
+        return 'v';
+    else if constexpr (std::is_pointer_v<T>)
+        return 'P';
     else if constexpr (std::is_same_v<T, __half>)
-        return {'h', 2, 2};
+        return 'h';
     else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-        return {'b', 2, 2};
+        return 'b';
     else if constexpr (std::is_same_v<T, bool>)
-        return {'?', 1, 1};
+        return '?';
     else if constexpr (std::is_floating_point_v<T>)
-        return {'f', sizeof(T), alignof(T)};
+        return 'f';
     else if constexpr (std::is_integral_v<T>)
-        return {std::is_signed_v<T> ? 'i' : 'u', sizeof(T), alignof(T)};
+        return std::is_signed_v<T> ? 'i' : 'u';
     else if constexpr (std::is_enum_v<T>)
-        return {'i', sizeof(T), alignof(T)};
+        return 'i';
     else
-        return {'S', sizeof(T), alignof(T)};
+        return 'S';
+}
+
+template <class T>
+constexpr uint32_t size_of() {
+    if constexpr (std::is_void_v<T>)
+        return 0;
+    else
+        return sizeof(T);
+}
+
+template <class T>
+constexpr tclab_param_info param_info() {
+    using P = std::remove_cv_t<std::remove_pointer_t<T>>;
+    if constexpr (std::is_pointer_v<T>)
+        return {'P', kind_of<P>(), sizeof(T), alignof(T), size_of<P>()};
+    else
+        return {kind_of<T>(), 0, sizeof(T), alignof(T), 0};
 }
 
 template <class F>
@@ -317,7 +336,7 @@ struct Launcher<void (*)(A...)> {
         reinterpret_cast<void (*)(A...)>(fn)(*static_cast<A*>(args[I])...);
     }
     static void call(void* fn, void** args) { invoke(fn, args, std::index_sequence_for<A...>{}); }
-    static constexpr tclab_param_info params[sizeof...(A) + 1] = {param_info<A>()..., {0, 0, 0}};
+    static constexpr tclab_param_info params[sizeof...(A) + 1] = {param_info<A>()..., {}};
 };
 
 template <class F>

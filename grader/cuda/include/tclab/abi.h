@@ -69,11 +69,14 @@ struct tclab_thread_ctx {
 };
 
 // How Python describes a kernel parameter: kind 'P' pointer, 'i'/'u' integer, 'f' float,
-// 'h' __half, 'b' __nv_bfloat16, '?' bool, 'S' struct passed by value.
+// 'h' __half, 'b' __nv_bfloat16, '?' bool, 'S' struct passed by value. For a pointer,
+// pointee/pointee_size describe what it points to ('v' for void), to check array dtypes.
 struct tclab_param_info {
     char kind;
+    char pointee;
     uint32_t size;
     uint32_t align;
+    uint32_t pointee_size;
 };
 
 typedef void (*tclab_call_fn)(void* fn, void** args);

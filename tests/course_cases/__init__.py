@@ -1,0 +1,1 @@
+"""Fake student submissions for tests/test_course.py (see students.py)."""

@@ -1,0 +1,126 @@
+"""Fake students, each made from a lab's release notebook by one edit.
+
+Every function takes the release notebook (what a student fetches) and the lab, and returns
+the notebook the student hands in. `EXPECT` says what the gradebook must then hold; `None`
+for an implementation whose backend this machine lacks is decided by the test.
+
+Positive controls earn their points honestly; every other student must earn nothing it did
+not write, each for its own reason.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from grader import release, submission
+from grader.manifest import Lab
+
+MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
+
+
+def _cell(nb, grade_id: str):
+    for cell in nb.cells:
+        if submission.grade_id(cell) == grade_id:
+            return cell
+    raise KeyError(f"no cell {grade_id!r} in the release: did the lab's grade ids change?")
+
+
+def _solved(lab: Lab, nb):
+    """The release with every solution cell filled in as a student would: no markers left."""
+    nb = copy.deepcopy(nb)
+    source = submission.read_notebook(lab.source)
+    for impl in lab.impls.values():
+        for gid, src in submission.cell_sources(source, impl.cells, str(lab.source)).items():
+            lines = [s for s in src.splitlines() if s.strip() not in MARKERS]
+            _cell(nb, gid).source = "\n".join(lines)
+    return nb
+
+
+def solution(lab: Lab, nb):
+    return _solved(lab, nb)
+
+
+def stub(lab: Lab, nb):
+    return copy.deepcopy(nb)
+
+
+def skip_tags(lab: Lab, nb):
+    """Stubs, grade cells tagged `skip-execution`: nbgrader alone gives full marks."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.metadata["tags"] = ["skip-execution"]
+    return nb
+
+
+def input_transformer(lab: Lab, nb):
+    """Stubs, and an IPython input transformer that blanks every later cell (the tests)."""
+    nb = copy.deepcopy(nb)
+    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell.source += "\n\nget_ipython().input_transformers_cleanup.append(lambda lines: [])\n"
+    return nb
+
+
+def monkeypatch(lab: Lab, nb):
+    """Stubs, with the comparison and the notebook's check() replaced by no-ops."""
+    nb = copy.deepcopy(nb)
+    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell.source = ("import torch\nimport grader.notebook\n"
+                   "torch.allclose = lambda *a, **k: True\n"
+                   "grader.notebook.check = lambda *a, **k: None\n"
+                   "check = grader.notebook.check\n\n" + cell.source)
+    return nb
+
+
+def patched_solution(lab: Lab, nb):
+    """A correct Triton kernel that ALSO patches the checker: patching costs the points."""
+    nb = _solved(lab, nb)
+    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell.source = ("import grader.notebook\n"
+                   "grader.notebook.check = lambda *a, **k: None\n\n" + cell.source)
+    return nb
+
+
+def deleted_test(lab: Lab, nb):
+    """A correct notebook without its Triton test cell: restored by the grader, and failed."""
+    nb = _solved(lab, nb)
+    nb.cells = [c for c in nb.cells if submission.grade_id(c) != "test_triton"]
+    return nb
+
+
+def noisy_and_dying(lab: Lab, nb):
+    """Correct kernels that write warnings to stderr, and a last cell that kills the kernel.
+
+    Neither may cost a point: the stderr lines are not the verdict, and the kernel's death
+    ends nbgrader's execution, not the grading.
+    """
+    nb = _solved(lab, nb)
+    cell = _cell(nb, lab.impls["triton"].cells[0])
+    noise = ("import sys\nimport warnings\n"
+             "print('warning: a compiler note on stderr', file=sys.stderr)\n"
+             "warnings.warn('a deprecation warning', DeprecationWarning, stacklevel=1)\n\n")
+    cell.source = noise + cell.source.replace(
+        '"""out = x + y, launched as a 1-D grid of programs."""',
+        '"""out = x + y, launched as a 1-D grid of programs."""\n'
+        '    print("warning: launching", file=sys.stderr)')
+    dying = copy.deepcopy(nb.cells[-1])
+    dying.metadata = {}
+    dying.source = "import os\nos._exit(1)  # the kernel dies here"
+    dying.outputs, dying.execution_count = [], None
+    dying["id"] = "student-added-cell"
+    nb.cells.append(dying)
+    return nb
+
+
+# student -> (lab, make, {grade cell: "full" | 0}); perf cells score 0 on the CPU for everyone.
+LAB01 = "lab01_vector_add"
+STUDENTS = {
+    "solution": (LAB01, solution, {"test_triton": "full", "test_cuda": "full"}),
+    "stub": (LAB01, stub, {"test_triton": 0, "test_cuda": 0}),
+    "skip_tags": (LAB01, skip_tags, {"test_triton": 0, "test_cuda": 0}),
+    "input_transformer": (LAB01, input_transformer, {"test_triton": 0, "test_cuda": 0}),
+    "monkeypatch": (LAB01, monkeypatch, {"test_triton": 0, "test_cuda": 0}),
+    "patched_solution": (LAB01, patched_solution, {"test_triton": 0, "test_cuda": "full"}),
+    "deleted_test": (LAB01, deleted_test, {"test_triton": 0, "test_cuda": "full"}),
+    "noisy_and_dying": (LAB01, noisy_and_dying, {"test_triton": "full", "test_cuda": "full"}),
+}

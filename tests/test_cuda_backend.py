@@ -1,0 +1,540 @@
+"""grader.cuda: our own kernels (tests/cuda_kernels/*.cu) against numpy/torch, at tail sizes.
+
+Every correctness test runs on the CPU backend and, where a GPU is present, through pycuda
+(marked gpu; without CUDA it is skipped with "needs a GPU"). The negative controls check that
+the CPU backend catches what a GPU would hide or crash on: a missing barrier, an
+out-of-bounds read, an oversized block, a syntax error, a Python int argument.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import grader.cuda as gc
+from grader.cuda import CompileError, KernelNotFound, LaunchError, SourceModule
+
+KERNELS = Path(__file__).parent / "cuda_kernels"
+SIZES = [1, 127, 129, 1000, 4097]
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fresh_cache(tmp_path_factory):
+    """A cache of our own: the compile path runs, and nothing lands in ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TCLAB_CACHE", str(tmp_path_factory.mktemp("tclab-cache")))
+        mp.delenv("TCLAB_CUDA_CHECKED", raising=False)
+        mp.delenv("TCLAB_CUDA_SCHEDULE", raising=False)
+        yield
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    if request.param == "gpu" and not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    monkeypatch.setenv("TCLAB_DEVICE", request.param)
+    return request.param
+
+
+@pytest.fixture
+def cpu(monkeypatch):
+    monkeypatch.setenv("TCLAB_DEVICE", "cpu")
+    return "cpu"
+
+
+_modules: dict = {}
+
+
+def load(name: str, backend: str):
+    """tests/cuda_kernels/<name>.cu compiled once per backend ("// tclab: no_extern_c" in the
+    file compiles it with no_extern_c=True)."""
+    if (name, backend) not in _modules:
+        src = (KERNELS / f"{name}.cu").read_text()
+        _modules[name, backend] = SourceModule(src, no_extern_c="tclab: no_extern_c" in src)
+    return _modules[name, backend]
+
+
+def kernel(name: str, fn: str, backend: str):
+    return load(name, backend).get_function(fn)
+
+
+def dev(backend: str) -> str:
+    return "cuda" if backend == "gpu" else "cpu"
+
+
+def ptr(t: torch.Tensor) -> np.uintp:
+    return np.uintp(t.data_ptr())
+
+
+def cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def randn(*shape, backend: str, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dev(backend))
+
+
+# ------------------------------------------------------------------ correctness, both backends
+
+
+@pytest.mark.parametrize("n", SIZES + [4, 5, 6, 7])
+def test_saxpy_float4_with_tail(backend, n):
+    x, y = randn(n, backend=backend), randn(n, backend=backend, seed=1)
+    out = torch.full((n,), float("nan"), device=dev(backend))
+    threads = 128
+    kernel("saxpy_float4", "saxpy_float4", backend)(
+        ptr(x), ptr(y), ptr(out), np.float32(2.5), np.int32(n),
+        block=(threads, 1, 1), grid=(cdiv(max(n // 4, 1), threads), 1))
+    torch.testing.assert_close(out, 2.5 * x + y, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_reduce_shared_tree(backend, n):
+    x = randn(n, backend=backend)
+    partial = torch.zeros(cdiv(n, 512), device=dev(backend))
+    kernel("reduce_shared", "reduce_sum", backend)(
+        x, partial, np.int32(n), block=(256, 1, 1), grid=(partial.numel(), 1))
+    expect = x.double().sum().item()
+    assert partial.double().sum().item() == pytest.approx(expect, abs=1e-4 * math.sqrt(n))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_warp_shuffle_reduction(backend, n):
+    x = randn(n, backend=backend)
+    total = torch.zeros(1, device=dev(backend))
+    kernel("warp_reduce", "warp_reduce_sum", backend)(
+        ptr(x), ptr(total), np.int32(n), block=(256, 1, 1), grid=(cdiv(n, 256), 1))
+    assert total.item() == pytest.approx(x.double().sum().item(), abs=1e-4 * math.sqrt(n))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_warp_xor_max_and_ballot(backend, n):
+    x = randn(n, backend=backend)
+    wmax = torch.empty(n, device=dev(backend))
+    npos = torch.empty(n, dtype=torch.int32, device=dev(backend))
+    kernel("warp_reduce", "warp_max_and_count", backend)(
+        x, wmax, npos, np.int32(n), block=(64, 1, 1), grid=(cdiv(n, 64), 1))
+    padded = torch.full((cdiv(n, 32) * 32,), float("-inf"))
+    padded[:n] = x.cpu()
+    warps = padded.view(-1, 32)
+    expect_max = warps.max(dim=1).values.repeat_interleave(32)[:n]
+    expect_pos = (warps > 0).sum(dim=1).to(torch.int32).repeat_interleave(32)[:n]
+    torch.testing.assert_close(wmax.cpu(), expect_max)
+    torch.testing.assert_close(npos.cpu(), expect_pos)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_shuffle_width_and_down(backend, n):
+    data = torch.arange(n, dtype=torch.int32, device=dev(backend)) * 7 + 3
+    bcast = torch.empty_like(data)
+    right = torch.empty_like(data)
+    kernel("warp_reduce", "shuffle_patterns", backend)(
+        data, bcast, right, np.int32(n), block=(64, 1, 1), grid=(cdiv(n, 64), 1))
+    v = data.cpu().tolist()
+    expect_b = [v[i & ~7] for i in range(n)]
+    expect_r = [v[i] if i % 32 == 31 else (v[i + 1] if i + 1 < n else -1) for i in range(n)]
+    assert bcast.cpu().tolist() == expect_b
+    assert right.cpu().tolist() == expect_r
+
+
+def _block_cumsum(x: torch.Tensor, block: int) -> torch.Tensor:
+    n = x.numel()
+    padded = torch.zeros(cdiv(n, block) * block, dtype=torch.int64)
+    padded[:n] = x.cpu()
+    return padded.view(-1, block).cumsum(dim=1).flatten()[:n].to(torch.int32)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("variant", ["block_scan_shfl", "block_scan_smem"])
+def test_block_inclusive_scan(backend, n, variant):
+    g = torch.Generator().manual_seed(n)
+    x = torch.randint(-50, 50, (n,), generator=g, dtype=torch.int32).to(dev(backend))
+    out = torch.empty_like(x)
+    threads = 256
+    shared = 2 * threads * 4 if variant == "block_scan_smem" else 0
+    kernel("block_scan", variant, backend)(
+        x, out, np.int32(n), block=(threads, 1, 1), grid=(cdiv(n, threads), 1), shared=shared)
+    assert torch.equal(out.cpu(), _block_cumsum(x, threads))
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (127, 129), (129, 127), (1000, 33), (64, 64)])
+def test_tiled_transpose_padded_shared(backend, rows, cols):
+    x = randn(rows, cols, backend=backend)
+    out = torch.full((cols, rows), float("nan"), device=dev(backend))
+    kernel("transpose", "transpose_tiled", backend)(
+        x, out, np.int32(rows), np.int32(cols), block=(32, 8, 1),
+        grid=(cdiv(cols, 32), cdiv(rows, 32)))
+    assert torch.equal(out, x.t())
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (3, 127), (5, 129), (2, 1000), (4, 4097)])
+def test_row_softmax_dynamic_shared(backend, rows, cols):
+    x = randn(rows, cols, backend=backend) * 10
+    out = torch.empty_like(x)
+    threads = 128
+    kernel("softmax", "softmax_rows", backend)(
+        x, out, np.int32(cols), block=(threads, 1, 1), grid=(rows, 1), shared=threads * 4)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (127, 129, 33), (64, 64, 64), (17, 1000, 5)])
+def test_tiled_matmul(backend, m, n, k):
+    a, b = randn(m, k, backend=backend), randn(k, n, backend=backend, seed=1)
+    c = torch.full((m, n), float("nan"), device=dev(backend))
+    kernel("matmul", "matmul_tiled", backend)(
+        a, b, c, np.int32(m), np.int32(n), np.int32(k), block=(16, 16, 1),
+        grid=(cdiv(n, 16), cdiv(m, 16)))
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n", SIZES + [100_000])
+def test_atomic_histogram(backend, n):
+    g = torch.Generator().manual_seed(n)
+    data = torch.randint(0, 1 << 20, (n,), generator=g, dtype=torch.int32).to(dev(backend))
+    bins = torch.zeros(64, dtype=torch.int32, device=dev(backend))  # unsigned in the kernel
+    grid = min(cdiv(n, 256), 8)  # fewer blocks than needed: the grid-stride loop runs
+    kernel("histogram", "histogram", backend)(
+        data, bins, np.int32(n), block=(256, 1, 1), grid=(grid, 1))
+    expect = torch.bincount(data.cpu().long() % 64, minlength=64).to(torch.int32)
+    assert torch.equal(bins.cpu(), expect)
+
+
+@pytest.mark.parametrize("n", [1, 1000, 100_000])
+def test_float_atomics_across_blocks(backend, n):
+    g = torch.Generator().manual_seed(n)
+    data = torch.randint(0, 1 << 20, (n,), generator=g, dtype=torch.int32).to(dev(backend))
+    weight = torch.rand(n, generator=g).to(dev(backend))
+    sums = torch.zeros(64, device=dev(backend))
+    max_bits = torch.zeros(1, dtype=torch.int32, device=dev(backend))
+    kernel("histogram", "weighted_histogram", backend)(
+        data, weight, sums, max_bits, np.int32(n), block=(128, 1, 1), grid=(16, 1))
+    expect = torch.zeros(64, dtype=torch.float64).index_add_(
+        0, data.cpu().long() % 64, weight.cpu().double())
+    torch.testing.assert_close(sums.cpu().double(), expect, rtol=1e-5, atol=1e-4)
+    assert max_bits.cpu().view(torch.float32).item() == weight.max().item()
+
+
+def test_half_and_bfloat16_conversions_round_like_cuda(backend):
+    specials = torch.tensor([0.0, -0.0, 1.0, 65504.0, 65520.0, 1e6, -1e6, 6e-8, 3e-8, 1e-8,
+                             6.1e-5, 1.0009765625, 1.00048828125, 1.00146484375,
+                             float("inf"), float("-inf"), float("nan"), 3.3895e38])
+    g = torch.Generator().manual_seed(0)
+    x = torch.cat([specials, torch.randn(4000, generator=g) * 10.0 ** torch.randint(
+        -8, 6, (4000,), generator=g)]).to(dev(backend))
+    n = x.numel()
+    via_half, via_bf16 = torch.empty_like(x), torch.empty_like(x)
+    kernel("half_bf16", "round_trip", backend)(
+        x, via_half, via_bf16, np.int32(n), block=(256, 1, 1), grid=(cdiv(n, 256), 1))
+    torch.testing.assert_close(via_half, x.half().float(), rtol=0, atol=0, equal_nan=True)
+    torch.testing.assert_close(via_bf16, x.bfloat16().float(), rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("n", [1, 1000])
+def test_half_storage_arithmetic(backend, n):
+    x = randn(n, backend=backend).half()
+    y = randn(n, backend=backend, seed=1).half()
+    out = torch.empty_like(x)
+    kernel("half_bf16", "haxpy", backend)(
+        x, y, out, np.float32(0.5), np.int32(n), block=(128, 1, 1), grid=(cdiv(n, 128), 1))
+    assert torch.equal(out, (0.5 * x.float() + y.float()).half())
+
+
+def test_templates_namespaces_and_linkage(backend):
+    x = torch.arange(1, 301, dtype=torch.float32, device=dev(backend))
+    grid = (cdiv(300, 128), 1)
+    mod = load("templates", backend)
+    mod.get_function("_Z5scaleILi3EEvPfi")(x, np.int32(300), block=(128, 1, 1), grid=grid)
+    mod.get_function("cube_all")(x, np.int32(300), block=(128, 1, 1), grid=grid)
+    expect = (torch.arange(1, 301, dtype=torch.float64) * 3) ** 3
+    torch.testing.assert_close(x.cpu().double(), expect, rtol=1e-6, atol=0)
+    idx = torch.zeros(300, dtype=torch.int32, device=dev(backend))
+    mod.get_function("add_index")(idx, np.int32(300), block=(128, 1, 1), grid=grid)
+    assert idx.cpu().tolist() == list(range(300))
+    with pytest.raises(KernelNotFound):
+        mod.get_function("scale")  # C++ linkage: only the mangled name exists
+    with pytest.raises(KernelNotFound):
+        mod.get_function("no_such_kernel")
+
+
+def test_three_dimensional_indices(backend):
+    block, grid = (4, 3, 2), (3, 2, 2)
+    per_block, blocks = 24, 12
+    out = torch.full((4 * per_block * blocks,), -1, dtype=torch.int32, device=dev(backend))
+    kernel("indexing", "thread_ids", backend)(out, block=block, grid=grid)
+    got = out.cpu().view(blocks, per_block, 4)
+    assert torch.equal(got[:, :, 0], torch.arange(per_block).repeat(blocks, 1).int())
+    assert torch.equal(got[:, :, 1], torch.arange(blocks).view(-1, 1).repeat(1, per_block).int())
+    assert (got[:, :, 2] == per_block).all() and (got[:, :, 3] == blocks).all()
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_syncthreads_count(backend, n):
+    x = randn(n, backend=backend)
+    counts = torch.empty(cdiv(n, 128), dtype=torch.int32, device=dev(backend))
+    kernel("indexing", "count_positive", backend)(
+        x, counts, np.int32(n), block=(128, 1, 1), grid=(counts.numel(), 1))
+    padded = torch.zeros(counts.numel() * 128)
+    padded[:n] = x.cpu()
+    assert torch.equal(counts.cpu(), (padded.view(-1, 128) > 0).sum(dim=1).int())
+
+
+# ------------------------------------------------------------------ negative controls
+
+
+def test_missing_barrier_is_a_race_under_two_schedules(cpu):
+    n = 1000
+    x = torch.randn(n)
+    partial = torch.zeros(cdiv(n, 512))
+    bad = kernel("bad_reduce_nosync", "reduce_sum_nosync", cpu)
+    result = gc.run_twice_and_compare(bad, ptr(x), ptr(partial), np.int32(n),
+                                      block=(256, 1, 1), grid=(partial.numel(), 1))
+    assert result.race, "the missing __syncthreads() went unnoticed"
+    assert "argument 1 ('partial')" in str(result) and "__syncthreads" in str(result)
+    assert torch.equal(partial, torch.zeros_like(partial)), "arguments must stay untouched"
+    # Positive control: the same reduction with its barrier is schedule-independent.
+    good = kernel("reduce_shared", "reduce_sum", cpu)
+    assert not gc.run_twice_and_compare(good, x, partial, np.int32(n), block=(256, 1, 1),
+                                        grid=(partial.numel(), 1)).race
+
+
+def test_each_schedule_alone_gives_correct_results_for_correct_kernels(cpu):
+    x = torch.randint(-9, 9, (1000,), dtype=torch.int32)
+    for schedule in ("forward", "reverse", "random"):
+        out = torch.empty_like(x)
+        kernel("block_scan", "block_scan_smem", cpu)(
+            x, out, np.int32(1000), block=(256, 1, 1), grid=(4, 1), shared=2 * 256 * 4,
+            schedule=schedule)
+        assert torch.equal(out, _block_cumsum(x, 256)), schedule
+
+
+def test_out_of_bounds_read_past_the_end_is_caught_in_checked_mode(cpu):
+    n = 1000  # 4000 bytes: the end of x sits right against the guard page
+    x, out = torch.randn(n), torch.zeros(n)
+    fn = kernel("bad_oob_read", "forward_diff", cpu)
+    with pytest.raises(LaunchError) as err:
+        fn(ptr(x), ptr(out), np.int32(n), block=(256, 1, 1), grid=(4, 1), checked=True)
+    msg = str(err.value)
+    assert "out-of-bounds read in kernel forward_diff: argument 0 ('x')" in msg
+    assert "past the end" in msg and "element 1000" in msg and "thread (231, 0, 0)" in msg
+
+
+def test_out_of_bounds_read_before_the_start_via_env(cpu, monkeypatch):
+    monkeypatch.setenv("TCLAB_CUDA_CHECKED", "1")
+    x, out = torch.randn(1000), torch.zeros(1000)
+    fn = kernel("bad_oob_read", "blur3", cpu)
+    with pytest.raises(LaunchError, match=r"out-of-bounds read in kernel blur3: argument 0"):
+        fn(x, out, np.int32(1000), block=(256, 1, 1), grid=(4, 1))
+    src = ("__global__ void backward_diff(const float* x, float* out, int n) {\n"
+           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    if (i < n) out[i] = x[i] - x[i - 1];\n}\n")
+    with pytest.raises(LaunchError, match=r"before the start .* element -1 "):
+        SourceModule(src).get_function("backward_diff")(
+            x, out, np.int32(1000), block=(256, 1, 1), grid=(4, 1))
+
+
+def test_checked_mode_keeps_results_and_aliasing(cpu):
+    n = 1001
+    x, y = torch.randn(n), torch.randn(n)
+    expect = 2.5 * x + y
+    fn = kernel("saxpy_float4", "saxpy_float4", cpu)
+    fn(ptr(x), ptr(y), ptr(y), np.float32(2.5), np.int32(n), block=(128, 1, 1),
+       grid=(2, 1), checked=True)  # y is both an input and the output
+    torch.testing.assert_close(y, expect)
+
+
+def test_block_of_2048_threads_is_refused_like_cuda(backend):
+    x = torch.zeros(4096, device=dev(backend))
+    fn = kernel("saxpy_float4", "saxpy_float4", backend)
+    with pytest.raises(LaunchError, match=re.escape(
+            "invalid configuration argument: block (2048, 1, 1) has 2048 threads, "
+            "the limit is 1024")):
+        fn(x, x, x, np.float32(1), np.int32(4096), block=(2048, 1, 1), grid=(1, 1))
+
+
+@pytest.mark.parametrize("block,grid,shared,message", [
+    ((0, 1, 1), (1, 1), 0, "at least 1"),
+    ((1, 1, 65), (1, 1), 0, "block dimension z is 65, the limit is 64"),
+    ((32, 32, 2), (1, 1), 0, "has 2048 threads"),
+    ((32, 1, 1), (1, 65536), 0, "grid dimension y is 65536"),
+    ((32, 1, 1), (2**31, 1), 0, "grid dimension x is 2147483648"),
+    ((32, 1, 1), (1, 1), 228 * 1024, "dynamic shared memory"),
+])
+def test_other_launch_limits(backend, block, grid, shared, message):
+    x = torch.zeros(16, device=dev(backend))
+    fn = kernel("saxpy_float4", "saxpy_float4", backend)
+    with pytest.raises(LaunchError, match=re.escape(message)):
+        fn(x, x, x, np.float32(1), np.int32(16), block=block, grid=grid, shared=shared)
+
+
+def test_static_shared_over_48k_is_refused(backend):
+    src = ("__global__ void big(float* out) {\n"
+           "    __shared__ float s[12289];  // 49156 bytes\n"
+           "    s[threadIdx.x] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = s[0];\n}\n")
+    if backend == "gpu":  # ptxas itself refuses it
+        with pytest.raises(CompileError):
+            SourceModule(src)
+        return
+    fn = SourceModule(src).get_function("big")
+    with pytest.raises(LaunchError, match="49156 bytes of static __shared__"):
+        fn(torch.zeros(32), block=(32, 1, 1), grid=(1, 1))
+
+
+SYNTAX_ERROR = """\
+__global__ void vector_add_kernel(const float* x, const float* y, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i] + ;
+    if (i < n) out[i] = v;
+}
+"""
+
+
+def test_compile_error_names_the_students_line(backend):
+    with pytest.raises(CompileError) as err:
+        SourceModule(SYNTAX_ERROR)
+    msg = str(err.value)
+    assert re.search(r"kernel\.cu[:(]4\b", msg), msg  # line 4 of the source, as written
+    assert "tclab" not in msg and "module.cpp" not in msg, msg
+
+
+def test_python_int_argument_is_a_clear_type_error(backend):
+    x = torch.zeros(8, device=dev(backend))
+    fn = kernel("bad_oob_read", "forward_diff", backend)
+    with pytest.raises(TypeError, match=r"argument 2 .*is a Python int: pass np\.int32\(8\) "
+                                        r"\(CUDA needs a fixed-width type"):
+        fn(x, x, 8, block=(32, 1, 1), grid=(1, 1))
+
+
+def test_argument_types_and_count_are_checked(cpu):
+    x = torch.zeros(8)
+    fn = kernel("saxpy_float4", "saxpy_float4", cpu)
+    with pytest.raises(TypeError, match=r"argument 3 \('a'\) is a float parameter, got "
+                                        r"np\.float64: pass np\.float32"):
+        fn(x, x, x, np.float64(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
+    with pytest.raises(TypeError, match=r"takes 5 arguments \(x, y, out, a, n\), got 4"):
+        fn(x, x, x, np.float32(1), block=(32, 1, 1), grid=(1, 1))
+    with pytest.raises(TypeError, match=r"argument 4 \('n'\) is an int parameter, got np\.int64"):
+        fn(x, x, x, np.float32(1), np.int64(8), block=(32, 1, 1), grid=(1, 1))
+    with pytest.raises(TypeError, match=r"argument 0 \('x'\) is a float\* parameter, got "
+                                        r"np\.int32"):
+        fn(np.int32(0), x, x, np.float32(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
+    with pytest.raises(TypeError, match=r"argument 1 \('y'\) is a float\* parameter, got a "
+                                        r"tensor of float64"):
+        fn(x, x.double(), x, np.float32(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
+
+
+def test_numpy_arrays_and_in_out_wrappers(backend):
+    x = np.arange(10, dtype=np.float32)
+    y = np.ones(10, dtype=np.float32)
+    out = np.zeros(10, dtype=np.float32)
+    fn = kernel("saxpy_float4", "saxpy_float4", backend)
+    fn(gc.In(x), gc.In(y), gc.Out(out), np.float32(2), np.int32(10), block=(32, 1, 1),
+       grid=(1, 1))
+    np.testing.assert_array_equal(out, 2 * x + 1)
+    fn(x, y, out, np.float32(3), np.int32(10), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(out, 3 * x + 1)
+
+
+KERNEL_ERRORS = {
+    "device_assert": ("#include <assert.h>\n__global__ void k(int* x) {\n"
+                      "    assert(x[threadIdx.x] < 3);\n}\n",
+                      r"device-side assert triggered in kernel k .*Assertion `x\[threadIdx.x\] "
+                      r"< 3` failed"),
+    "deadlock": ("__global__ void k(int* x) {\n    if (threadIdx.x < 16) __syncthreads();\n"
+                 "    else __syncwarp();\n    x[threadIdx.x] = 1;\n}\n", r"deadlock"),
+    "stack_overflow": ("__global__ void k(int* x) {\n    volatile int big[200000];\n"
+                       "    big[threadIdx.x] = 1;\n    x[threadIdx.x] = big[x[0]];\n}\n",
+                       r"stack overflow"),
+    "division_by_zero": ("__global__ void k(int* x) {\n    x[threadIdx.x] = 7 / x[0];\n}\n",
+                         r"integer division by zero"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(KERNEL_ERRORS))
+def test_kernel_failures_raise_instead_of_killing_python(cpu, case):
+    src, pattern = KERNEL_ERRORS[case]
+    x = torch.zeros(32, dtype=torch.int32)
+    x[5] = 7
+    with pytest.raises(LaunchError, match=pattern):
+        SourceModule(src).get_function("k")(x, block=(32, 1, 1), grid=(1, 1))
+
+
+def test_illegal_address_without_checked_mode_names_the_kernel(cpu):
+    fn = kernel("saxpy_float4", "saxpy_float4", cpu)
+    x = torch.zeros(8)
+    with pytest.raises(LaunchError, match=r"illegal memory access .* in kernel saxpy_float4"):
+        fn(x, x, np.uintp(8), np.float32(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
+
+
+def test_cached_module_loads_fast_and_has_its_own_globals(cpu):
+    src = ("__device__ int counter;\n"
+           "__global__ void bump(int* out) { out[0] = atomicAdd(&counter, 1); }\n")
+    first = SourceModule(src)
+    start = time.perf_counter()
+    second = SourceModule(src)
+    elapsed = time.perf_counter() - start
+    assert second.cached and not first.cached
+    assert elapsed < 0.25, f"cached load took {elapsed * 1e3:.0f} ms"
+    out = torch.zeros(1, dtype=torch.int32)
+    for mod in (first, first, second):
+        mod.get_function("bump")(out, block=(1, 1, 1), grid=(1, 1))
+    assert out.item() == 0  # second's counter starts at 0, not at first's 2
+
+
+def test_cpp_linkage_kernel_names_its_mangled_symbol(cpu):
+    mod = SourceModule("__global__ void k(float* x) { x[0] = 1; }", no_extern_c=True)
+    with pytest.raises(KernelNotFound, match=r"C\+\+ linkage .*'_Z1kPf'"):
+        mod.get_function("k")
+    x = torch.zeros(1)
+    mod.get_function("_Z1kPf")(x, block=(1, 1, 1), grid=(1, 1))
+    assert x.item() == 1
+
+
+def test_fp16_inside_extern_c_fails_as_with_nvcc(cpu):
+    with pytest.raises(CompileError, match=r"kernel\.cu:1: .*no_extern_c=True"):
+        SourceModule("#include <cuda_fp16.h>\n__global__ void k(__half* x) {}\n")
+
+
+def test_device_choice(monkeypatch):
+    monkeypatch.setenv("TCLAB_DEVICE", "cpu")
+    assert gc.device() == "cpu"
+    monkeypatch.setenv("TCLAB_DEVICE", "auto")
+    assert gc.device() == ("gpu" if torch.cuda.is_available() else "cpu")
+    monkeypatch.setenv("TCLAB_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="TCLAB_DEVICE"):
+        gc.device()
+
+
+# ------------------------------------------------------------------ the kernels are real CUDA
+
+
+def _nvcc_compile(path: Path, tmp: Path) -> str | None:
+    src = path.read_text()
+    body = f'#line 1 "{path.name}"\n{src}\n'
+    wrapped = body if "tclab: no_extern_c" in src else f'extern "C" {{\n{body}}}\n'
+    cu = tmp / path.name
+    cu.write_text(wrapped)  # exactly what pycuda's SourceModule hands to nvcc
+    res = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(cu) + ".o"],
+                         capture_output=True, text=True, check=False)
+    return None if res.returncode == 0 else f"{path.name}:\n{res.stderr}"
+
+
+def test_every_kernel_compiles_with_nvcc(tmp_path):
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc not found: cannot check that the test kernels are valid CUDA")
+    files = sorted(KERNELS.glob("*.cu"))
+    assert len(files) >= 10
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        failures = [f for f in pool.map(lambda p: _nvcc_compile(p, tmp_path), files) if f]
+    assert not failures, "\n".join(failures)
