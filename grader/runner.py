@@ -139,9 +139,12 @@ def run_worker(lab: Lab, impl: str, sources: dict[str, str], device: str, mode: 
         return result
 
 
-def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, device: str,
-                     timeout: float | None = None, dtype: str = "float32") -> dict:
-    """Correctness of one implementation on one suite of shapes."""
+def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str | list[str],
+                     device: str, timeout: float | None = None, dtype: str = "float32") -> dict:
+    """Correctness of one implementation on the shapes of `suites`, in one process, stopping
+    at the first wrong case."""
+    suites = [suites] if isinstance(suites, str) else list(suites)
+    suite = "+".join(suites)
     name = f"{IMPL_WORDS[impl]} {lab.impls[impl].kernel}"
     stubs = submission.stubbed_cells(sources)
     if stubs:
@@ -152,21 +155,21 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
         return verdict(lab, impl, suite, device, "fallback",
                        f"library fallback: {scan[0]}: compute with {name}, not torch",
                        details="\n".join(scan))
-    cases = check.cases(lab, suite)
+    cases = [case for name in suites for case in check.cases(lab, name)]
     if not cases:
         return verdict(lab, impl, suite, device, "pass", "no shapes in this suite", passed=0,
                        total=0)
     with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
         tmp = Path(tmp)
         originals, expected, requests = {}, {}, []
-        for case in cases:
+        for index, case in enumerate(cases):
             inputs = check.make_inputs(lab, case.shape, case.seed, check.DTYPES[dtype])
-            originals[case.index] = inputs
-            expected[case.index] = check.oracle(lab, inputs)
-            file = tmp / f"case{case.index}.pt"
+            originals[index] = inputs
+            expected[index] = check.oracle(lab, inputs)
+            file = tmp / f"case{index}.pt"
             torch.save(inputs, file)
-            requests.append({"index": case.index, "shape": case.shape, "file": str(file),
-                             "result": str(tmp / f"result{case.index}.pt")})
+            requests.append({"index": index, "shape": case.shape, "file": str(file),
+                             "result": str(tmp / f"result{index}.pt")})
         results = []
 
         def on_case(msg) -> bool:
@@ -193,8 +196,8 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
             if problem and "never written" in problem and msg.get("returned"):
                 problem += (f" The launcher returned {msg['returned']}: the checks read the "
                             "`out` it was given, so write into it.")
-            results.append({"shape": case.shape, "ok": problem is None, "message": problem,
-                            "kind": kind, "seconds": msg.get("seconds")})
+            results.append({"suite": case.suite, "shape": case.shape, "ok": problem is None,
+                            "message": problem, "kind": kind, "seconds": msg.get("seconds")})
             return problem is None
 
         run = run_worker(lab, impl, sources, device, "check", timeout, tmp,
@@ -239,11 +242,13 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suite: str, d
 
 
 def _first_error_line(message: str) -> str:
-    for line in message.splitlines():
-        if "error" in line.lower() and "Traceback" not in line:
-            return line.strip()
-    return message.strip().splitlines()[-1] if message.strip() else "compile error"
-
+    """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line."""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    for pattern in (r"\berror\b.*:|:\s*error\b", r"\berror\b"):
+        for line in lines:
+            if re.search(pattern, line) and not line.startswith(("File ", "raise ", "Traceback")):
+                return line.removeprefix("grader.cuda.errors.CompileError: ")
+    return lines[-1] if lines else "compile error"
 
 SANITIZER = "compute-sanitizer"
 _SANITIZER_ERROR = re.compile(r"=+ (Invalid __\w+__ (?:read|write) of size \d+ bytes|"

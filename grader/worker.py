@@ -39,11 +39,21 @@ def classify(exc: BaseException) -> str:
 
 
 def describe(exc: BaseException, built) -> str:
-    """The exception and the frames inside the student's cells, with cell-relative lines."""
-    text = "".join(traceback.format_exception(exc))
-    if built is not None:
-        text = built.rewrite(text)
-    return "\n".join(text.rstrip().splitlines()[-30:])
+    """The exception as the student needs it: the frames in their cells (cell-relative lines)
+    and the message; our frames and the library's are left out. Causes are included."""
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    parts = []
+    for e in reversed(chain):
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if built is not None and f.filename == str(built.path)]
+        lines = [f"  {built.locate(f.lineno)}, in {f.name}\n    {(f.line or '').strip()}"
+                 for f in frames]
+        parts.append("\n".join([*lines, *traceback.format_exception_only(e)]).rstrip())
+    return "\n\nwhich caused:\n".join(parts)
 
 
 def run(request: dict, chan: Channel) -> None:

@@ -50,6 +50,13 @@ def students(root: Path, lab_id: str) -> list[str]:
     return sorted(p.name for p in submitted.iterdir() if (p / lab_id).is_dir())
 
 
+def nbgrader_env(extra: dict | None = None) -> dict:
+    """This environment, with our Python's bin/ first: nbgrader runs `alembic` from PATH."""
+    bin_dir = str(Path(sys.executable).parent)
+    path = os.pathsep.join([bin_dir, os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "PYTHONUNBUFFERED": "1", **(extra or {})}
+
+
 def gpu_slots(device: str, gpus: int | None) -> list[str | None]:
     """One slot per worker: a CUDA device id on a GPU machine, a single None on the CPU."""
     if device != "gpu":
@@ -60,7 +67,8 @@ def gpu_slots(device: str, gpus: int | None) -> list[str | None]:
     ids = visible.split(",") if visible else [str(i) for i in range(torch.cuda.device_count())]
     if gpus is not None:
         if gpus > len(ids):
-            raise AutogradeError(f"--gpus {gpus}: only {len(ids)} GPU(s) visible ({', '.join(ids)})")
+            raise AutogradeError(f"--gpus {gpus}: only {len(ids)} GPU(s) visible "
+                                 f"({', '.join(ids)})")
         ids = ids[:gpus]
     return ids
 
@@ -91,7 +99,7 @@ def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
     log_dir = Path(root) / build.STATE / "logs" / lab_id
     log_dir.mkdir(parents=True, exist_ok=True)
     out.log = log_dir / f"{student}.log"
-    env = {**os.environ, "TCLAB_DEVICE": device, "PYTHONUNBUFFERED": "1"}
+    env = nbgrader_env({"TCLAB_DEVICE": device})
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = gpu
     cmd = [sys.executable, "-m", "nbgrader", "autograde", lab_id, "--student", student,

@@ -94,7 +94,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, tclab.
 
 # Tags are dropped from submissions anyway; a secret name is the second lock.
 c.Execute.skip_cells_with_tag = {skip_tag!r}
-c.Execute.timeout = 120  # seconds per cell (nbgrader's default, 30, is short for Triton's interpreter)
+c.Execute.timeout = 120  # seconds per cell: nbgrader's 30 is short for Triton's interpreter
 
 # The grading secret mixes into every input seed. TCLAB_SECRET_SEED in the environment wins;
 # the kernel that runs the student's cells and the check subprocesses never see either.

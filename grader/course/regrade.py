@@ -178,7 +178,8 @@ class Regrade(NbGraderPreprocessor):
         try:
             lab = manifest.get(notebook_id)
         except manifest.ManifestError as exc:
-            raise RegradeError(f"notebook {notebook_id}: not a lab of this project ({exc})")
+            raise RegradeError(f"notebook {notebook_id}: not a lab of this project ({exc})") \
+                from None
         device = dev.resolve()
         with tempfile.TemporaryDirectory(prefix="tclab-regrade-") as tmp:
             results = self.grade(lab, nb, device, Path(tmp))

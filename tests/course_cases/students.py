@@ -15,6 +15,7 @@ import copy
 from grader import release, submission
 from grader.manifest import Lab
 
+NO_SECRET = "no grading secret in this kernel"
 MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
 
 
@@ -88,11 +89,12 @@ def deleted_test(lab: Lab, nb):
     return nb
 
 
-def noisy_and_dying(lab: Lab, nb):
-    """Correct kernels that write warnings to stderr, and a last cell that kills the kernel.
+def unruly(lab: Lab, nb):
+    """Correct kernels that write warnings to stderr, a cell that looks for the grading
+    secret, and a last cell that kills the kernel.
 
-    Neither may cost a point: the stderr lines are not the verdict, and the kernel's death
-    ends nbgrader's execution, not the grading.
+    None may cost a point or leak: stderr lines are not the verdict, the kernel never holds
+    the secret, and the kernel's death ends nbgrader's execution, not the grading.
     """
     nb = _solved(lab, nb)
     cell = _cell(nb, lab.impls["triton"].cells[0])
@@ -103,17 +105,19 @@ def noisy_and_dying(lab: Lab, nb):
         '"""out = x + y, launched as a 1-D grid of programs."""',
         '"""out = x + y, launched as a 1-D grid of programs."""\n'
         '    print("warning: launching", file=sys.stderr)')
-    dying = copy.deepcopy(nb.cells[-1])
-    dying.metadata = {}
-    dying.source = "import os\nos._exit(1)  # the kernel dies here"
-    dying.outputs, dying.execution_count = [], None
-    dying["id"] = "student-added-cell"
-    nb.cells.append(dying)
+    snoop = "import os\nprint(os.environ.get('TCLAB_SECRET_SEED', NO_SECRET))"
+    die = "import os\nos._exit(1)  # the kernel dies here"
+    for i, source in enumerate((snoop, die)):
+        cell = copy.deepcopy(nb.cells[-1])
+        cell.metadata, cell.source = {}, source
+        cell.outputs, cell.execution_count = [], None
+        cell["id"] = f"student-added-{i}"
+        nb.cells.append(cell)
     return nb
 
 
 # student -> (lab, make, {grade cell: "full" | 0}); perf cells score 0 on the CPU for everyone.
-LAB01 = "lab01_vector_add"
+LAB01, LAB07 = "lab01_vector_add", "lab07_softmax"
 STUDENTS = {
     "solution": (LAB01, solution, {"test_triton": "full", "test_cuda": "full"}),
     "stub": (LAB01, stub, {"test_triton": 0, "test_cuda": 0}),
@@ -122,5 +126,7 @@ STUDENTS = {
     "monkeypatch": (LAB01, monkeypatch, {"test_triton": 0, "test_cuda": 0}),
     "patched_solution": (LAB01, patched_solution, {"test_triton": 0, "test_cuda": "full"}),
     "deleted_test": (LAB01, deleted_test, {"test_triton": 0, "test_cuda": "full"}),
-    "noisy_and_dying": (LAB01, noisy_and_dying, {"test_triton": "full", "test_cuda": "full"}),
+    "unruly": (LAB01, unruly, {"test_triton": "full", "test_cuda": "full"}),
+    "lab07_solution": (LAB07, solution, {"test_triton": "full", "test_cuda": "full"}),
+    "lab07_stub": (LAB07, stub, {"test_triton": 0, "test_cuda": 0}),
 }

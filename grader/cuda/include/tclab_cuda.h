@@ -64,8 +64,8 @@ __attribute__((always_inline)) inline const tclab_thread_ctx* self() {
 #else
     sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 #endif
-    return reinterpret_cast<const tclab_thread_ctx*>(sp &
-                                                     ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1));
+    uintptr_t base = sp & ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1);
+    return reinterpret_cast<const tclab_thread_ctx*>(base + tclab_ctx_offset(base));
 }
 
 inline unsigned lane_id() {

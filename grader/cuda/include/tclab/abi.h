@@ -9,11 +9,21 @@
 #define TCLAB_ABI_VERSION 1
 
 // Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
-// The thread's ThreadCtx sits at the base of that stack, so kernel code finds "its" threadIdx
-// by masking the stack pointer: no thread-local lookup, and it stays right across switches.
-// Layout of one stack: [ctx: TCLAB_STACK_HEADER][guard page][stack ... grows down from top].
-#define TCLAB_STACK_SIZE (256u * 1024u)
-#define TCLAB_STACK_HEADER (16u * 1024u)
+// The thread's context sits at a fixed offset in that stack, so kernel code finds "its"
+// threadIdx by masking the stack pointer: no thread-local lookup, right across switches.
+// Layout of one stack: [guard page][stack ... grows down][context][unused] (low to high).
+#define TCLAB_STACK_LOG2 18
+#define TCLAB_STACK_SIZE (1u << TCLAB_STACK_LOG2)  // 256 KiB of address space, touched lazily
+#define TCLAB_STACK_HEADER (8u * 1024u)            // the context's area, at the top
+
+// Where a thread's context sits in its stack, given the stack's (size-aligned) base. It sits
+// at the top, with the stack growing down from just below it, so that a thread's context and
+// its hottest frames share a page (one TLB entry per thread at each switch). Size-aligned
+// stacks would also put every context in the same cache sets, so each stack gets a "colour"
+// from its own address: a 64-byte step within the page. Kernel code recomputes the offset.
+static inline uintptr_t tclab_ctx_offset(uintptr_t base) {
+    return TCLAB_STACK_SIZE - TCLAB_STACK_HEADER + (((base >> TCLAB_STACK_LOG2) & 63u) << 6);
+}
 
 // The largest dynamic shared memory a block may ask for: the H200's opt-in limit (227 KiB).
 #define TCLAB_MAX_DYN_SMEM (227u * 1024u)

@@ -46,7 +46,8 @@ enum State : uint8_t { NEW, RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 
 struct Worker;
 
-// Lives at the base of its stack; kernel code sees only the leading tclab_thread_ctx.
+// Lives at the top of its stack (tclab_ctx_offset); kernel code sees the leading
+// tclab_thread_ctx only.
 struct Fiber {
     tclab_thread_ctx pub;
     Worker* w;
@@ -57,7 +58,12 @@ struct Fiber {
     ucontext_t uc;
 #endif
 };
-static_assert(sizeof(Fiber) < TCLAB_STACK_HEADER, "fiber header must fit before the guard");
+static_assert(sizeof(Fiber) + 64 * 63 < TCLAB_STACK_HEADER, "fiber must fit in the header");
+
+static inline char* stack_base(const Fiber* f) {
+    return reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(f) &
+                                   ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1));
+}
 
 struct Slot {
     Fiber* f;
@@ -154,7 +160,8 @@ static inline void to_fiber(Worker* w, Fiber* f) { tclab_switch(&w->sched_sp, f-
 static inline void to_scheduler(Fiber* f) { tclab_switch(&f->sp, f->w->sched_sp); }
 
 static inline void start_fiber(Fiber* f) {
-    char* top = reinterpret_cast<char*>(f) + TCLAB_STACK_SIZE;  // 16-byte aligned
+    // The stack grows down from just below the context (16-byte aligned, as the ABI wants).
+    char* top = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(f) & ~static_cast<uintptr_t>(15));
     void** frame = reinterpret_cast<void**>(top) - 7;  // r15 r14 r13 r12 rbx rbp ret
     for (int i = 0; i < 6; i++) frame[i] = nullptr;
     frame[3] = f;  // r12
@@ -173,11 +180,12 @@ static inline void to_fiber(Worker* w, Fiber* f) { swapcontext(&w->sched_uc, &f-
 static inline void to_scheduler(Fiber* f) { swapcontext(&f->uc, &f->w->sched_uc); }
 
 static inline void start_fiber(Fiber* f) {
-    char* base = reinterpret_cast<char*>(f);
+    char* base = stack_base(f);
     size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     getcontext(&f->uc);
-    f->uc.uc_stack.ss_sp = base + TCLAB_STACK_HEADER + page;
-    f->uc.uc_stack.ss_size = TCLAB_STACK_SIZE - TCLAB_STACK_HEADER - page;
+    f->uc.uc_stack.ss_sp = base + page;
+    f->uc.uc_stack.ss_size = (reinterpret_cast<uintptr_t>(f) & ~static_cast<uintptr_t>(15)) -
+                             reinterpret_cast<uintptr_t>(base + page);
     f->uc.uc_link = nullptr;
     uintptr_t p = reinterpret_cast<uintptr_t>(f);
     makecontext(&f->uc, reinterpret_cast<void (*)()>(fiber_trampoline), 2,
@@ -185,10 +193,14 @@ static inline void start_fiber(Fiber* f) {
 }
 #endif
 
+static inline Fiber* fiber_at(char* base) {
+    return reinterpret_cast<Fiber*>(base + tclab_ctx_offset(reinterpret_cast<uintptr_t>(base)));
+}
+
 static inline Fiber* self() {
     char probe;
     uintptr_t sp = reinterpret_cast<uintptr_t>(&probe);
-    return reinterpret_cast<Fiber*>(sp & ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1));
+    return fiber_at(reinterpret_cast<char*>(sp & ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1)));
 }
 
 // ---------------------------------------------------------------- errors
@@ -243,8 +255,8 @@ static Fiber* take_fiber(Worker* w) {
     char* base = w->arena + static_cast<size_t>(w->fibers_made++) * TCLAB_STACK_SIZE;
     // A guard page between the header and the stack turns an overflow into a fault we
     // recognise (TCLAB_ERR_STACK) instead of a corrupted neighbour.
-    mprotect(base + TCLAB_STACK_HEADER, page_size(), PROT_NONE);
-    Fiber* f = reinterpret_cast<Fiber*>(base);
+    mprotect(base, page_size(), PROT_NONE);  // the stack's far end
+    Fiber* f = fiber_at(base);
     f->w = w;
     return f;
 }
@@ -472,7 +484,7 @@ static void reclaim_fibers(Worker* w) {
 }
 
 static bool in_guard_page(Fiber* f, uintptr_t addr) {
-    uintptr_t g = reinterpret_cast<uintptr_t>(f) + TCLAB_STACK_HEADER;
+    uintptr_t g = reinterpret_cast<uintptr_t>(stack_base(f));
     return addr >= g && addr < g + page_size();
 }
 

@@ -1,0 +1,247 @@
+"""The nbgrader course, end to end on the CPU: build, release, leak check, autograde.
+
+One course is built per session; fake students (tests/course_cases/students.py) are
+autograded through `tclab course autograde` (lab01, a process per submission) and through
+plain `nbgrader autograde` (lab07, every student in one call), and every assertion reads
+nbgrader's own gradebook. Perf cells score 0 without a GPU; their partial credit is checked
+on synthetic verdicts (`test_perf_partial_credit`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from course_cases import students  # tests/ is on sys.path under pytest
+
+from grader import cli, manifest, release, submission
+from grader.course import autograde, build, preprocessors, regrade
+
+pytestmark = pytest.mark.slow
+
+LABS = [students.LAB01, students.LAB07]
+SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
+
+
+def nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,
+                          env=autograde.nbgrader_env(env), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}" \
+        f"\n{proc.stderr[-3000:]}"
+    return proc.stdout + proc.stderr
+
+
+def release_path(course: Path, lab_id: str) -> Path:
+    return course / "release" / lab_id / f"{lab_id}.ipynb"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("course")
+    assert cli.main(["course", "build", str(root)]) == 0
+    for lab_id in LABS:
+        nbgrader(root, "generate_assignment", lab_id, "--force")
+    return root
+
+
+@pytest.fixture(scope="module")
+def graded(course: Path) -> Path:
+    """Every fake student handed in and autograded; the gradebook holds the result."""
+    for name, (lab_id, make, _) in students.STUDENTS.items():
+        lab = manifest.get(lab_id)
+        nb = make(lab, nbformat.read(release_path(course, lab_id), as_version=4))
+        folder = course / "submitted" / name / lab_id
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{lab_id}.ipynb")
+    os.environ[regrade.check.SECRET_ENV] = SECRET  # the instructor's environment
+    try:
+        assert cli.main(["course", "autograde", str(course), "lab01", "--device", "cpu"]) == 0
+        nbgrader(course, "autograde", students.LAB07, "--force", env={"TCLAB_DEVICE": "cpu"})
+    finally:
+        os.environ.pop(regrade.check.SECRET_ENV, None)
+    return course
+
+
+def gradebook_scores(course: Path, lab_id: str, student: str) -> dict[str, tuple[float, float]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", build.COURSE_ID) as gb:
+        sub = gb.find_submission(lab_id, student)
+        return {g.name: (g.score, g.max_score) for nb in sub.notebooks for g in nb.grades}
+
+
+def autograded(course: Path, lab_id: str, student: str):
+    return nbformat.read(course / "autograded" / student / lab_id / f"{lab_id}.ipynb",
+                         as_version=4)
+
+
+def test_build_writes_notebooks_config_and_secrets_only(course):
+    for lab_id in LABS:
+        assert sorted(p.name for p in (course / "source" / lab_id).iterdir()) == \
+            [f"{lab_id}.ipynb"], "nbgrader copies anything beside a source notebook"
+    config = (course / "nbgrader_config.py").read_text()
+    skip_tag = (course / build.STATE / build.SKIP_TAG_FILE).read_text().strip()
+    assert f"c.Execute.skip_cells_with_tag = {skip_tag!r}" in config
+    assert skip_tag != "skip-execution" and len(skip_tag) > 24
+    for name in (build.SECRET_FILE, build.SKIP_TAG_FILE):
+        mode = stat.S_IMODE((course / build.STATE / name).stat().st_mode)
+        assert mode == 0o600, f"{name} is readable by others: {oct(mode)}"
+
+
+def test_rebuild_keeps_secrets_and_refuses_extra_files(course, tmp_path):
+    root = tmp_path / "again"
+    shutil.copytree(course / build.STATE, root / build.STATE)
+    build.build(root, [manifest.get("lab01")])
+    assert (root / build.STATE / build.SECRET_FILE).read_text() == \
+        (course / build.STATE / build.SECRET_FILE).read_text()
+    (root / "source" / students.LAB01 / "vector_add.cu").write_text("// a reference\n")
+    with pytest.raises(build.BuildError, match="vector_add.cu.*copied into every student"):
+        build.build(root, [manifest.get("lab01")])
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_nbgrader_release_is_the_exercise(course, lab_id):
+    """Our stripping inside nbgrader writes exactly what `tclab release` writes (C stub too)."""
+    got = nbformat.read(release_path(course, lab_id), as_version=4)
+    want = nbformat.read(manifest.get(lab_id).exercise, as_version=4)
+    assert [c.source for c in got.cells] == [c.source for c in want.cells]
+    assert set(got.metadata) <= set(preprocessors.RELEASE_NB_METADATA)
+
+
+def test_leakcheck_passes_a_clean_release(course, capsys):
+    assert cli.main(["course", "leakcheck", str(course)]) == 0
+    assert "release clean: 2 file(s)" in capsys.readouterr().out
+
+
+def _plant_solution_line(root: Path) -> str:
+    path = release_path(root, students.LAB01)
+    nb = nbformat.read(path, as_version=4)
+    lab = manifest.get(students.LAB01)
+    gid = lab.impls["triton"].cells[0]
+    cell = next(c for c in nb.cells if submission.grade_id(c) == gid)
+    solution_line = "mask = offs < n_elements  # the last block runs past the end"
+    cell.source = cell.source.replace("raise NotImplementedError()", solution_line)
+    nbformat.write(nb, path)
+    return path, "solution line of labs/lab01_vector_add/lab01_vector_add.py"
+
+
+def _plant_reference_file(root: Path) -> str:
+    ref = next((manifest.get(students.LAB01).reference_dir).glob("*.cu"))
+    shutil.copy(ref, root / "release" / students.LAB01 / ref.name)
+    return root / "release" / students.LAB01 / ref.name, "not a release notebook"
+
+
+def _plant_hidden_test(root: Path) -> str:
+    path = release_path(root, students.LAB07)
+    text = path.read_text().replace('check(LAB, \\"triton\\", softmax_triton)',
+                                    'check(LAB, \\"triton\\", softmax_triton, suite=\\"hidden\\")')
+    assert text != path.read_text(), "the planted call did not land: did the lab change?"
+    path.write_text(text)
+    return path, "hidden-test call"
+
+
+def _plant_secret(root: Path) -> str:
+    path = release_path(root, students.LAB07)
+    nb = nbformat.read(path, as_version=4)
+    tag = (root / build.STATE / build.SKIP_TAG_FILE).read_text().strip()
+    nb.cells[0].source += f"\n<!-- {tag} -->"
+    nbformat.write(nb, path)
+    return path, "this course's skip tag"
+
+
+@pytest.mark.parametrize("plant", [_plant_solution_line, _plant_reference_file,
+                                   _plant_hidden_test, _plant_secret],
+                         ids=lambda f: f.__name__.removeprefix("_plant_"))
+def test_leakcheck_fails_a_planted_leak(course, tmp_path, plant, capsys):
+    root = tmp_path / "course"
+    shutil.copytree(course / "release", root / "release")
+    shutil.copytree(course / build.STATE, root / build.STATE)
+    path, what = plant(root)
+    assert cli.main(["course", "leakcheck", str(root)]) == 1, "a planted leak passed"
+    out = capsys.readouterr().out
+    assert f"LEAK {path.relative_to(root)}: {what}" in out, \
+        f"the report should name {path.relative_to(root)} and {what!r}:\n{out}"
+
+
+def test_leakcheck_refuses_an_empty_release(tmp_path):
+    assert cli.main(["course", "leakcheck", str(tmp_path)]) == 2
+
+
+@pytest.mark.parametrize("name", list(students.STUDENTS))
+def test_gradebook_holds_only_earned_points(graded, name):
+    lab_id, _, expect = students.STUDENTS[name]
+    scores = gradebook_scores(graded, lab_id, name)
+    for cell, want in expect.items():
+        got, most = scores[cell]
+        want = most if want == "full" else want
+        assert got == want, f"{name}: {cell} scored {got} of {most}, expected {want}"
+    for cell in (c for c in scores if c.startswith("perf_")):
+        assert scores[cell][0] == 0, f"{name}: {cell} scored without a GPU"
+
+
+def test_deleted_test_cell_is_restored_and_failed(graded):
+    nb = autograded(graded, students.LAB01, "deleted_test")
+    (cell,) = [c for c in nb.cells if submission.grade_id(c) == "test_triton"]
+    assert cell.metadata[preprocessors.RESTORED]["restored"] is True
+    assert [o.output_type for o in cell.outputs] == ["error"]
+    assert "was deleted from the submission" in cell.outputs[0].evalue
+
+
+def test_tags_are_dropped_and_outputs_are_verdicts(graded):
+    nb = autograded(graded, students.LAB01, "skip_tags")
+    assert not any(c.metadata.get("tags") for c in nb.cells), "tags survived sanitising"
+    test_cells = [c for c in nb.cells if preprocessors.is_test_cell(c)]
+    assert test_cells and all(c.outputs for c in test_cells), "a grade cell has no verdict"
+    reasons = [o.evalue for c in test_cells for o in c.outputs if o.output_type == "error"]
+    assert any("not implemented: fill in Triton vector_add_kernel" in r for r in reasons)
+
+
+def test_the_kernel_never_holds_the_secret(graded):
+    nb = autograded(graded, students.LAB01, "unruly")
+    text = nbformat.writes(nb)
+    assert SECRET not in text, "the grading secret reached the student's kernel"
+    assert students.NO_SECRET in text, "the snooping cell did not run: the test proves nothing"
+
+
+def test_feedback_shows_verdicts_not_hidden_tests(graded):
+    nbgrader(graded, "generate_feedback", students.LAB01, "--student", "solution", "--force")
+    html = (graded / "feedback" / "solution" / students.LAB01 / f"{students.LAB01}.html") \
+        .read_text()
+    assert "shapes correct" in html and "checked outside your notebook" in html
+    for leak in (release.HIDDEN_BEGIN, "suite=&quot;hidden&quot;", 'suite="hidden"',
+                 "graded=True"):
+        assert leak not in html, f"feedback shows {leak!r}"
+
+
+def _perf_cell(outputs, points=3.0):
+    return nbformat.v4.new_code_cell(metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "grade_id": "perf_triton",
+        "points": points, "schema_version": 3}}, outputs=outputs)
+
+
+@pytest.mark.parametrize("status,ratio,want", [("pass", 0.95, 3.0), ("fail", 0.6, 2.25),
+                                               ("fail", 0.0, 0.0), ("impossible", 2.0, 0.0)])
+def test_perf_partial_credit(status, ratio, want):
+    """nbgrader's own determine_grade reads our perf outputs as points × min(1, ratio/bar)."""
+    from nbgrader.utils import determine_grade
+
+    row = {"shape": {"n": 268435456}, "gbps": 3900.0, "roof_pct": 81.0, "ratio": ratio,
+           "student_ms": 0.83, "reference_ms": 0.79}
+    perf = {"status": status, "bar": 0.8, "roof_gbps": 4800.0, "device": {"gpu": "H200"},
+            "reason": "faster than the copy roof allows", "rows": [row]}
+    if status != "impossible":
+        perf["ratio"] = ratio
+    result = {"lab": "lab01_vector_add", "impl": "triton", "perf": perf}
+    cell = _perf_cell(regrade.perf_outputs(result, 3.0))
+    assert determine_grade(cell) == (want, 3.0)
+    text = "".join(o.get("text", "") for o in cell.outputs)
+    if status in ("pass", "fail"):
+        assert "3900 GB/s" in text and "81% of the 4800 GB/s copy roof" in text
+        assert f"{ratio:.2f}x the reference" in text
