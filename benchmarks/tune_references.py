@@ -76,6 +76,29 @@ def sweep_lab07(timer) -> list[dict]:
     return rows
 
 
+def sweep_lab07_solution(timer) -> list[dict]:
+    """The lab's own CUDA solution (labs/lab07_softmax) at several block sizes."""
+    import numpy as np
+
+    from grader import submission
+    from grader.cuda import SourceModule
+
+    lab = manifest.get("lab07")
+    cells = submission.cell_sources(submission.read_notebook(lab.source), ("softmax_cu",))
+    namespace: dict = {}
+    exec(cells["softmax_cu"], namespace)
+    fn = SourceModule(namespace["SOFTMAX_CU"]).get_function("softmax_kernel")
+    rows = []
+    for shape in lab.shapes["perf"]:
+        for threads in (128, 256, 512, 1024):
+            def launch(x, out, t=threads):
+                fn(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int32(x.shape[1]),
+                   np.int32(x.stride(0)), block=(t, 1, 1), grid=(x.shape[0], 1), shared=4 * t)
+            rows.append({"variant": f"{shape['n_rows']}x{shape['n_cols']} lab solution "
+                         f"threads={threads}", "gbps": measure(lab, shape, launch, timer)})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--json")
@@ -84,7 +107,8 @@ def main() -> None:
     roof = bench.copy_roof()["gbps"]
     out = {"roof_gbps": roof, "gpu": torch.cuda.get_device_name()}
     print(f"{out['gpu']}: copy roof {roof:.0f} GB/s")
-    for name, fn in (("lab01_vector_add", sweep_lab01), ("lab07_softmax", sweep_lab07)):
+    for name, fn in (("lab01_vector_add", sweep_lab01), ("lab07_softmax", sweep_lab07),
+                     ("lab07_softmax_solution", sweep_lab07_solution)):
         rows = fn(timer)
         out[name] = rows
         print(f"\n{name}")

@@ -64,11 +64,11 @@ class Timer:
 def copy_roof() -> dict:
     """Device-to-device copy bandwidth (read + write), measured once per GPU and cached."""
     name = torch.cuda.get_device_name()
-    cache = paths.CACHE / f"roof-{name.replace(' ', '_')}.json"
+    cache = paths.CACHE / f"roof-v2-{name.replace(' ', '_')}.json"
     if cache.exists():
         return json.loads(cache.read_text())
     timer = Timer()
-    src = torch.empty(ROOF_BYTES, dtype=torch.uint8, device="cuda")
+    src = torch.empty(ROOF_BYTES // 4, dtype=torch.float32, device="cuda")
     dst = torch.empty_like(src)
     for _ in range(WARMUP):
         dst.copy_(src)
@@ -264,7 +264,10 @@ def plot(lab: Lab, impl: str, sweep: list[dict], roof: float, out_dir: Path) -> 
         ax.plot(mib, [r["torch_gbps"] for r in sweep], "^:", label="torch")
     ax.axhline(roof, color="gray", lw=1, label=f"copy roof {roof:.0f} GB/s")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("bytes moved per call (MiB)")
+    ax.set_xticks(mib, ["×".join(str(v) for v in lab.dims(r["shape"]).values()) for r in sweep],
+                  rotation=30, fontsize=8)
+    ax.minorticks_off()
+    ax.set_xlabel(f"size ({' × '.join(lab.inputs[0].shape)}); log scale of bytes moved")
     ax.set_ylabel("GB/s")
     ax.set_ylim(0, roof * 1.1)
     ax.set_title(f"{lab.id} — {impl}")

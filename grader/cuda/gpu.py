@@ -107,9 +107,10 @@ class GpuFunction:
         if shared > 48 * 1024:  # CUDA needs the opt-in; the CPU backend allows it outright
             self._fn.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
         try:
+            # Asynchronous, as in pycuda: a synchronize here would be timed with the kernel.
+            # A kernel's fault surfaces at the caller's next synchronize (the checks make one).
             result = self._fn(*converted, block=block3, grid=grid3, shared=shared, stream=stream,
                               time_kernel=time_kernel)
-            drv.Context.synchronize()
         except drv.Error as e:
             raise LaunchError(f"kernel {self.name}: {e}") from None
         return result

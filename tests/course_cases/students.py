@@ -105,7 +105,7 @@ def unruly(lab: Lab, nb):
         '"""out = x + y, launched as a 1-D grid of programs."""',
         '"""out = x + y, launched as a 1-D grid of programs."""\n'
         '    print("warning: launching", file=sys.stderr)')
-    snoop = "import os\nprint(os.environ.get('TCLAB_SECRET_SEED', NO_SECRET))"
+    snoop = f"import os\nprint(os.environ.get('TCLAB_SECRET_SEED', {NO_SECRET!r}))"
     die = "import os\nos._exit(1)  # the kernel dies here"
     for i, source in enumerate((snoop, die)):
         cell = copy.deepcopy(nb.cells[-1])
