@@ -71,7 +71,8 @@ def sweep_lab07(timer) -> list[dict]:
         cu = reference.load(lab, "cuda")
         for target in (128, 256, 512, 1024):
             cu.__globals__["THREADS_TARGET"] = target
-            rows.append({"variant": f"{tag} cuda THREADS_TARGET={target} plan={cu.__globals__['plan'](shape['n_cols'])}",
+            plan = cu.__globals__["plan"](shape["n_cols"])
+            rows.append({"variant": f"{tag} cuda THREADS_TARGET={target} plan={plan}",
                          "gbps": measure(lab, shape, cu, timer)})
     return rows
 
