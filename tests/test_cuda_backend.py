@@ -185,7 +185,8 @@ def test_row_softmax_dynamic_shared(backend, rows, cols):
     threads = 128
     kernel("softmax", "softmax_rows", backend)(
         x, out, np.int32(cols), block=(threads, 1, 1), grid=(rows, 1), shared=threads * 4)
-    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+    # rtol: the GPU's __expf is an approximation (2 ulp plus an error growing with |x|)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (127, 129, 33), (64, 64, 64), (17, 1000, 5)])
@@ -501,9 +502,11 @@ def test_cpp_linkage_kernel_names_its_mangled_symbol(cpu):
     assert x.item() == 1
 
 
-def test_fp16_inside_extern_c_fails_as_with_nvcc(cpu):
-    with pytest.raises(CompileError, match=r"kernel\.cu:1: .*no_extern_c=True"):
+def test_fp16_inside_extern_c_fails_as_with_nvcc(backend):
+    with pytest.raises(CompileError) as err:
         SourceModule("#include <cuda_fp16.h>\n__global__ void k(__half* x) {}\n")
+    if backend == "cpu":  # nvcc's own message is about C linkage of its operators
+        assert re.search(r"kernel\.cu:1: .*no_extern_c=True", str(err.value)), str(err.value)
 
 
 def test_device_choice(monkeypatch):

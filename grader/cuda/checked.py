@@ -92,7 +92,8 @@ def _near(address: int, packed: list[Arg]) -> str:
         return ""
     dist, a, lo, hi = best
     if address >= hi:
-        return f" ({address - hi} bytes past the end of {a.label}, {buffers.describe_owner(a.buffer)})"
+        owner = buffers.describe_owner(a.buffer)
+        return f" ({address - hi} bytes past the end of {a.label}, {owner})"
     if address < lo:
         return f" ({lo - address} bytes before the start of {a.label})"
     return f" (inside {a.label})"

@@ -21,7 +21,8 @@ def tls_symbols(path: Path) -> list[tuple[str, int, int]]:
         return []  # only 64-bit little-endian ELF is expected here
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+                for i in range(shnum)]
     out = []
     for _name, type_, _flags, _addr, offset, size, link, _info, _align, entsize in sections:
         if type_ != SHT_SYMTAB or not entsize:

@@ -68,7 +68,7 @@ class GpuModule:
         drv, _ = _load()
         try:
             return GpuFunction(self._mod.get_function(name), name)
-        except drv.LogicError as e:
+        except drv.Error as e:
             raise KernelNotFound(f"named symbol not found: {name!r} ({e})") from None
 
 

@@ -13,8 +13,8 @@
 # | one row per worker | `row = tl.program_id(0)`, the whole row in one block: `BLOCK_SIZE = triton.next_power_of_2(n_cols)` | `row = blockIdx.x`; the block's threads stride over the row: `for (c = threadIdx.x; c < n_cols; c += blockDim.x)` |
 # | padded rows | `x_ptr + row * stride_xr + offs` | `x + (size_t)row * stride_xr + c` |
 # | the columns past `n_cols` | `tl.load(..., mask=offs < n_cols, other=-float("inf"))`: the padding cannot win the max and adds `exp(-inf) = 0` to the sum | a sentinel: a thread with no columns starts its max at `-INFINITY` and its sum at `0` |
-# | reductions | `tl.max(x, axis=0)`, `tl.sum(e, axis=0)` | each thread reduces its columns, then the block combines: partials in `extern __shared__` memory halved in a tree with `__syncthreads()` between steps (or warp shuffles `__shfl_xor_sync`) |
-# | read once | the row stays in registers between max, exp and sum | re-reading the row is served by the L2 cache; a register-cached row is faster (see the reference) |
+# | reductions | `tl.max(x, axis=0)`, `tl.sum(e, axis=0)` | each thread reduces its columns; each warp combines its 32 values with `__shfl_xor_sync` (registers, no barrier); one value per warp goes through `__shared__` memory, with `__syncthreads()` before it is read |
+# | read once | the row stays in registers between max, exp and sum | the same: each thread keeps its columns in a small local array `float v[16]`, indexed by constants after `#pragma unroll`, so it lives in registers |
 #
 # **What you write**: the Triton kernel `softmax_kernel` and launcher `softmax_triton`; the CUDA
 # kernel `softmax_kernel` (string `SOFTMAX_CU`) and launcher `softmax_cuda`. Launchers receive
@@ -73,32 +73,37 @@ def softmax_triton(x: torch.Tensor, out: torch.Tensor) -> None:
 # %% [markdown]
 # ## Part 2 — CUDA C
 #
-# One block per row. Each thread reduces the columns `threadIdx.x, threadIdx.x + blockDim.x, …`;
-# then the block combines the per-thread results in shared memory. Three passes over the row:
-# max, sum of exponentials, write.
+# One block per row. Thread `t` owns columns `t, t + blockDim.x, t + 2 * blockDim.x, …` (up to
+# 16 of them): it reads them once into registers, and the block combines per-thread maxima,
+# then per-thread sums, with `block_reduce`. Start with `block_reduce`: the kernel needs it twice.
 
 # %% nbgrader={"grade": false, "grade_id": "softmax_cu", "locked": false, "schema_version": 3, "solution": true}
 SOFTMAX_CU = r"""
-// Combine one value per thread into one value per block, in dynamic shared memory.
-// blockDim.x must be a power of two; every thread of the block must call it.
+#define COLS_PER_THREAD 16  // rows up to 16 x 1024 = 16384 columns stay in registers
+
+// One value per thread in, the block's max (or sum) out, in every thread. Each warp first
+// combines its 32 values with shuffles (registers only, no barrier); then one value per warp
+// goes through shared memory and the first warp's lanes combine those.
 __device__ float block_reduce(float v, bool is_max)
 {
-    extern __shared__ float partial[];
-    partial[threadIdx.x] = v;
-    __syncthreads();
     /// BEGIN SOLUTION
-    for (int half = blockDim.x / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half) {
-            float other = partial[threadIdx.x + half];
-            partial[threadIdx.x] = is_max ? fmaxf(partial[threadIdx.x], other)
-                                          : partial[threadIdx.x] + other;
-        }
-        __syncthreads();  // the next step reads what this one wrote
+    __shared__ float per_warp[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int offset = 16; offset > 0; offset /= 2) {
+        float other = __shfl_xor_sync(0xffffffffu, v, offset);
+        v = is_max ? fmaxf(v, other) : v + other;
+    }
+    if (lane == 0) per_warp[warp] = v;
+    __syncthreads();  // every warp's value is in shared memory before anyone reads it
+    const int n_warps = (blockDim.x + 31) / 32;
+    v = lane < n_warps ? per_warp[lane] : (is_max ? -INFINITY : 0.0f);  // neutral padding
+    for (int offset = 16; offset > 0; offset /= 2) {
+        float other = __shfl_xor_sync(0xffffffffu, v, offset);
+        v = is_max ? fmaxf(v, other) : v + other;
     }
     /// END SOLUTION
-    float result = partial[0];
-    __syncthreads();  // partial[] is reused by the next reduction
-    return result;
+    __syncthreads();  // shared memory is reused by the next reduction
+    return v;
 }
 
 __global__ void softmax_kernel(const float *__restrict__ x,  // input, n_rows x n_cols
@@ -109,13 +114,27 @@ __global__ void softmax_kernel(const float *__restrict__ x,  // input, n_rows x 
     /// BEGIN SOLUTION
     const float *row_in = x + (size_t)blockIdx.x * stride_xr;
     float *row_out = out + (size_t)blockIdx.x * n_cols;
-    float m = -INFINITY;  // the sentinel: a thread with no columns cannot win the max
-    for (int c = threadIdx.x; c < n_cols; c += blockDim.x) m = fmaxf(m, row_in[c]);
+    float v[COLS_PER_THREAD];  // this thread's columns: read once, kept in registers
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < COLS_PER_THREAD; ++k) {
+        int c = threadIdx.x + k * blockDim.x;  // neighbouring threads, neighbouring columns
+        v[k] = c < n_cols ? row_in[c] : -INFINITY;  // the sentinel cannot win the max
+        m = fmaxf(m, v[k]);
+    }
     m = block_reduce(m, true);
     float s = 0.0f;
-    for (int c = threadIdx.x; c < n_cols; c += blockDim.x) s += expf(row_in[c] - m);
+#pragma unroll
+    for (int k = 0; k < COLS_PER_THREAD; ++k) {
+        v[k] = expf(v[k] - m);  // the padding adds exp(-inf) = 0
+        s += v[k];
+    }
     s = block_reduce(s, false);
-    for (int c = threadIdx.x; c < n_cols; c += blockDim.x) row_out[c] = expf(row_in[c] - m) / s;
+#pragma unroll
+    for (int k = 0; k < COLS_PER_THREAD; ++k) {
+        int c = threadIdx.x + k * blockDim.x;
+        if (c < n_cols) row_out[c] = v[k] / s;
+    }
     /// END SOLUTION
 }
 """
@@ -126,11 +145,14 @@ softmax_kernel_cu = SourceModule(SOFTMAX_CU).get_function("softmax_kernel")
 
 
 def softmax_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
-    """out = softmax(x, dim=1), one block per row; `shared=` sizes extern __shared__ in bytes."""
+    """out = softmax(x, dim=1), one block per row of up to 16 x 1024 columns."""
     ### BEGIN SOLUTION
     assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
     n_rows, n_cols = x.shape
-    threads = 256
+    cols_per_thread = 16  # COLS_PER_THREAD in SOFTMAX_CU
+    assert n_cols <= 1024 * cols_per_thread, f"rows up to 16384 columns, got {n_cols}"
+    # Enough threads for the row, a power of two, at least a warp.
+    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, cols_per_thread)))
     softmax_kernel_cu(
         np.uintp(x.data_ptr()),
         np.uintp(out.data_ptr()),
@@ -138,7 +160,6 @@ def softmax_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
         np.int32(x.stride(0)),
         block=(threads, 1, 1),
         grid=(n_rows, 1),
-        shared=threads * 4,
     )
     ### END SOLUTION
 
