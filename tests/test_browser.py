@@ -136,7 +136,7 @@ def _run_all(page) -> None:
     pytest.fail(f"Run All did not finish in {RUN_LIMIT_S} s; prompts: {prompts.all_inner_texts()}")
 
 
-def test_student_fills_lab01_in_jupyterlab(tmp_path):
+def test_student_fills_the_vector_add_lab_in_jupyterlab(tmp_path):
     chromium = _chromium()
     sync_api = pytest.importorskip("playwright.sync_api")
     lab = manifest.get("lab01")

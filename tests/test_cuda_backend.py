@@ -409,6 +409,15 @@ def test_compile_error_names_the_students_line(backend):
     assert "tclab" not in msg and "module.cpp" not in msg, msg
 
 
+def test_shared_initializer_is_refused_like_nvcc(backend):
+    src = ("__global__ void k(float* out) {\n"
+           "    __shared__ float total;  // fine\n"
+           "    __shared__ float bias = 1.0f;  // nvcc: initializer not allowed\n"
+           "    out[threadIdx.x] = total + bias;\n}\n")
+    with pytest.raises(CompileError, match=r"kernel\.cu[:(]3\b.*initializer not allowed"):
+        SourceModule(src)
+
+
 def test_python_int_argument_is_a_clear_type_error(backend):
     x = torch.zeros(8, device=dev(backend))
     fn = kernel("bad_oob_read", "forward_diff", backend)

@@ -153,6 +153,11 @@ def build_module(src: str, no_extern_c: bool = False, options=None,
             return Built(so, json.loads(meta_path.read_text()), cached=True)
         except (OSError, ValueError):
             pass  # a damaged entry: rebuild it
+    bad = source.shared_initializers(src)
+    if bad:
+        raise CompileError("\n".join(
+            f"{source.FILENAME}:{line}: error: initializer not allowed for __shared__ variable "
+            "(as with nvcc: write it from the threads, then __syncthreads())" for line in bad))
     kernels = source.registrations(source.find_kernels(src))
     with tempfile.TemporaryDirectory(prefix="tclab-cu-") as tmp:
         # kernel.cu holds the student's text as written, so that g++ quotes their lines.

@@ -100,7 +100,10 @@ class CpuModule:
                   for _, s, _ in self._kernels.values() if s != symbol]
         out = []
         for name, (offset, size) in self._tls.items():
-            if "dyn_smem" in name or name.startswith("_ZGV") or self._is_dyn_pointer(name):
+            # Compiler bookkeeping (init guards, __tls_guard) and our own pointers into the
+            # dynamic buffer are thread-locals too; poisoning those would break them.
+            if ("dyn_smem" in name or name.startswith(("_ZGV", "_ZTH", "_ZTW", "__tls"))
+                    or self._is_dyn_pointer(name)):
                 continue
             if not name.startswith(own) and any(name.startswith(o) for o in others):
                 continue

@@ -211,6 +211,23 @@ def registrations(kernels: list[Kernel]) -> list[tuple[str, str]]:
     return out
 
 
+def shared_initializers(src: str) -> list[int]:
+    """Lines of `__shared__ T x = ...;` declarations. nvcc refuses them (shared memory is not
+    initialised per block); g++ would accept the static thread_local they become."""
+    stripped = blank_comments_and_strings(src)
+    lines = []
+    for m in re.finditer(r"\b__shared__\b", stripped):
+        start = max(stripped.rfind(ch, 0, m.start()) for ch in ";{}") + 1
+        if re.search(r"\bextern\b", stripped[start : m.start()]):
+            continue
+        end = stripped.find(";", m.end())
+        decl = stripped[m.end() : end if end >= 0 else len(stripped)]
+        eq = re.search(r"(?<![=!<>])=(?!=)", decl)
+        if eq:
+            lines.append(src.count("\n", 0, m.end() + eq.start()) + 1)
+    return lines
+
+
 _EXTERN_SHARED = re.compile(
     r"\bextern\s+(volatile\s+)?__shared__\s+([^;{}\[\]=]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;"
 )

@@ -117,6 +117,7 @@ def unruly(lab: Lab, nb):
 
 
 # student -> (lab, make, {grade cell: "full" | 0}); perf cells score 0 on the CPU for everyone.
+# No student name holds a lab id: `pytest -k lab01` is the student's command, not ours.
 LAB01, LAB07 = "lab01_vector_add", "lab07_softmax"
 STUDENTS = {
     "solution": (LAB01, solution, {"test_triton": "full", "test_cuda": "full"}),
@@ -127,6 +128,6 @@ STUDENTS = {
     "patched_solution": (LAB01, patched_solution, {"test_triton": 0, "test_cuda": "full"}),
     "deleted_test": (LAB01, deleted_test, {"test_triton": 0, "test_cuda": "full"}),
     "unruly": (LAB01, unruly, {"test_triton": "full", "test_cuda": "full"}),
-    "lab07_solution": (LAB07, solution, {"test_triton": "full", "test_cuda": "full"}),
-    "lab07_stub": (LAB07, stub, {"test_triton": 0, "test_cuda": 0}),
+    "softmax_solution": (LAB07, solution, {"test_triton": "full", "test_cuda": "full"}),
+    "softmax_stub": (LAB07, stub, {"test_triton": 0, "test_cuda": 0}),
 }

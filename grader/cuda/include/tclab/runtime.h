@@ -566,14 +566,33 @@ struct Pool {
     int pending = 0;
 };
 
-static Pool& pool() {
-    static Pool* p = new Pool;  // never destroyed: workers may outlive static destructors
-    return *p;
+static Pool* g_pool = nullptr;
+static std::mutex* g_launch_mu = nullptr;
+
+// Only the forking thread survives fork(): in the child the workers are gone and the pool's
+// mutexes may be held by threads that no longer exist. Start afresh there (the old objects
+// are leaked on purpose: destroying a mutex held by a vanished thread is undefined).
+static void reset_after_fork() {
+    g_pool = new Pool;
+    g_launch_mu = new std::mutex;
+}
+
+static void init_globals() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        reset_after_fork();
+        pthread_atfork(nullptr, nullptr, reset_after_fork);
+    });
+}
+
+static Pool& pool() {  // never destroyed: workers may outlive static destructors
+    init_globals();
+    return *g_pool;
 }
 
 static std::mutex& launch_mutex() {
-    static std::mutex* m = new std::mutex;
-    return *m;
+    init_globals();
+    return *g_launch_mu;
 }
 
 static void worker_loop(Worker* w) {
