@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The whole GPU check in one call: GPU tests, `tclab check` on the solutions, the reference
-# sweep. Logs, results.json and plots go to $OUT (default results/gpu). Extra wheels (pycuda,
-# jupytext, ...) are installed from .whl/ when it is there.
-#   bash scripts/gpu-check.sh [full|quick|tune]   quick: tclab check only; tune: + reference sweep
+# The whole GPU check in one call. Logs, results.json and plots go to $OUT (default
+# results/gpu). Extra wheels (pycuda, jupytext, ...) are installed from .whl/ when present.
+#
+#   bash scripts/gpu-check.sh [STEP ...]     default: every step, in this order
+#
+# steps: pytest (the test suite with GPU tests), check (tclab check on the solutions),
+#        corpus (GPU negative controls), repro (perf verdicts repeated 20x),
+#        course (nbgrader autograde on the GPU), tune (reference launch-constant sweep)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-mode=${1:-full}
+steps=${*:-pytest check corpus repro course tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -15,24 +19,37 @@ if [ -d .whl ]; then
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 TCLAB_CACHE=${TCLAB_CACHE:-/tmp/tclab-cache}
 export TCLAB_DEVICE=gpu MPLBACKEND=Agg
-log="$OUT/summary.log"
+has() { [[ " $steps " == *" $1 "* ]]; }
 step() { echo; echo "=== $* ($(date +%T))"; }
 {
-  step "device"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
+  step "device"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
-  if [ "$mode" = full ]; then
-    step "pytest (gpu tests included)"
-    timeout 420 python3 -m pytest -q -m "gpu or not gpu" -p no:cacheprovider --submission solutions \
-      --ignore tests/test_corpus.py --ignore tests/test_browser.py --ignore tests/test_course.py tests 2>&1 | tail -25
+  if has pytest; then
+    step "pytest, GPU tests included"
+    timeout 420 python3 -m pytest -q -m "gpu or not gpu" -p no:cacheprovider \
+      --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
+      --ignore tests/test_course.py tests 2>&1 | tail -25
   fi
-  step "tclab check --submission solutions --device gpu"
-  time python3 -m grader.cli check --submission solutions --device gpu --results "$OUT/results.json" --plots "$OUT" -v
-  if [ "$mode" = full ]; then
-    step "negative controls on the GPU (tests/corpus)"
-    timeout 400 python3 -m pytest -q -p no:cacheprovider -m "gpu or not gpu" tests/test_corpus.py 2>&1 | tail -15
+  if has check; then
+    step "tclab check --submission solutions --device gpu"
+    time python3 -m grader.cli check --submission solutions --device gpu \
+      --results "$OUT/results.json" --plots "$OUT" -v
   fi
-  if [ "$mode" != quick ]; then
+  if has corpus; then
+    step "negative controls that need a GPU (tests/corpus, device: gpu)"
+    timeout 400 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_corpus.py 2>&1 | tail -15
+  fi
+  if has repro; then
+    step "perf verdicts repeated"
+    timeout 400 python3 benchmarks/reproducibility.py -n 20 --out "$OUT"
+  fi
+  if has course; then
+    step "nbgrader autograde on the GPU"
+    timeout 400 python3 -m pytest -q -p no:cacheprovider -m "gpu or not gpu" tests/test_course.py 2>&1 | tail -15
+  fi
+  if has tune; then
     step "reference sweep"
     python3 benchmarks/tune_references.py --json "$OUT/tune.json"
   fi
-} 2>&1 | tee "$log"
+} 2>&1 | tee "$OUT/summary.log"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -268,6 +269,32 @@ def test_templates_namespaces_and_linkage(backend):
         mod.get_function("no_such_kernel")
 
 
+MIXED = r"""
+extern __shared__ float reversed_buf[];  // at namespace scope, as older code writes it
+__constant__ float coeff[2] = {2.0f, 3.0f};
+struct Pair { float a; int b; };
+
+__global__ void mixed(float *out, Pair p)
+{
+    volatile __shared__ float one[64];
+    reversed_buf[threadIdx.x] = threadIdx.x * coeff[0];
+    one[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] =
+        reversed_buf[blockDim.x - 1 - threadIdx.x] + p.a * p.b + one[0];
+}
+"""
+
+
+def test_namespace_extern_shared_struct_argument_and_constant(backend):
+    out = torch.zeros(128, device=dev(backend))
+    pair = np.array([(1.5, 4)], dtype=[("a", np.float32), ("b", np.int32)])[0]
+    SourceModule(MIXED).get_function("mixed")(out, pair, block=(64, 1, 1), grid=(2, 1),
+                                              shared=64 * 4)
+    expect = torch.tensor([(63 - t) * 2.0 + 6.0 + 1.0 for t in range(64)] * 2)
+    assert torch.equal(out.cpu(), expect)
+
+
 def test_three_dimensional_indices(backend):
     block, grid = (4, 3, 2), (3, 2, 2)
     per_block, blocks = 24, 12
@@ -500,6 +527,26 @@ def test_cached_module_loads_fast_and_has_its_own_globals(cpu):
     for mod in (first, first, second):
         mod.get_function("bump")(out, block=(1, 1, 1), grid=(1, 1))
     assert out.item() == 0  # second's counter starts at 0, not at first's 2
+
+
+def test_kernels_still_run_in_a_forked_child(cpu):
+    fn = kernel("saxpy_float4", "saxpy_float4", cpu)
+    x = torch.ones(64)
+    fn(x, x, x, np.float32(1), np.int32(64), block=(16, 1, 1), grid=(1, 1))  # pool started
+    pid = os.fork()
+    if pid == 0:  # the pool's threads did not survive the fork: the runtime must start anew
+        fn(x, x, x, np.float32(1), np.int32(64), block=(16, 1, 1), grid=(1, 1))
+        os._exit(0 if torch.equal(x, torch.full((64,), 4.0)) else 1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("a launch in a forked child hung")
 
 
 def test_cpp_linkage_kernel_names_its_mangled_symbol(cpu):
