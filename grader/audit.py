@@ -114,7 +114,7 @@ class Launches:
 _COMPUTE = re.compile(
     r"\b(?:torch\.(?:nn\.functional\.\w+|softmax|log_softmax|add|sub|mul|div|exp|sum|max|amax|"
     r"where|matmul|mm|bmm|einsum|clone|cat|stack|special\.\w+|ops\.\w+)|F\.\w+|cupy|cublas|"
-    r"cp\.\w+)\s*\(|(?<!tl)(?<!np)(?<!math)\.(?:softmax|copy_|add_|add|exp|sum|amax|max|clone|fill_|index_put_)\s*\(")
+    r"cp\.\w+)\s*\(|(?<!tl)(?<!np)(?<!math)\.(?:softmax|copy_|add_|exp|sum|amax|max|clone|fill_|index_put_)\s*\(")
 
 
 def static_scan(sources: dict[str, str]) -> list[str]:

@@ -222,6 +222,22 @@ def test_feedback_shows_verdicts_not_hidden_tests(graded):
         assert leak not in html, f"feedback shows {leak!r}"
 
 
+def test_a_submission_over_its_limit_is_killed_and_zeroed(graded, tmp_path):
+    """The wall-clock limit kills nbgrader, its kernel and the check processes, and the
+    gradebook keeps no marks from an earlier, complete run."""
+    import psutil
+
+    root = tmp_path / "course"
+    shutil.copytree(graded, root)  # the config finds its root from its own path
+    assert gradebook_scores(root, students.LAB01, "solution")["test_triton"][0] == 3
+    out = autograde.run_one(root, students.LAB01, "solution", "cpu", None, limit=4)
+    assert out.status == "killed" and "killed after 4 s" in out.note, out
+    autograde.read_scores(root, students.LAB01, [out])
+    assert out.score == 0 and all(score == 0 for score, _ in out.scores.values()), out.scores
+    left = [p.cmdline() for p in psutil.Process().children(recursive=True)]
+    assert not left, f"processes outlived the kill: {left}"
+
+
 def _perf_cell(outputs, points=3.0):
     return nbformat.v4.new_code_cell(metadata={"nbgrader": {
         "grade": True, "solution": False, "locked": True, "grade_id": "perf_triton",

@@ -212,10 +212,14 @@ def table(lab_id: str, outcomes: list[Outcome], device: str):
     cells = sorted({name for o in outcomes for name in o.scores},
                    key=lambda n: (not n.startswith("test_"), n))
     t = Table(title=f"{lab_id}: scores from the nbgrader gradebook ({device})")
-    for col in ("student", "result", "score", *cells, "seconds"):
-        t.add_column(col, overflow="fold")
+    t.add_column("student", no_wrap=True)
+    t.add_column("result", no_wrap=True)  # why a submission failed is printed below the table
+    t.add_column("score", no_wrap=True, justify="right")
+    for cell in cells:  # test_triton → "triton", perf_triton → "perf triton" (may wrap)
+        t.add_column(cell.removeprefix("test_").replace("_", " "), justify="right", min_width=5)
+    t.add_column("s", no_wrap=True, justify="right")
     for o in outcomes:
-        result = o.status if not o.note else f"{o.status}: {o.note}"
+        result = o.status
         score = "-" if o.score is None else f"{o.score:g}/{o.max_score:g}"
         per_cell = [f"{o.scores[c][0]:g}/{o.scores[c][1]:g}" if c in o.scores and
                     o.scores[c][0] is not None else "-" for c in cells]

@@ -71,7 +71,8 @@ def cmd_autograde(args) -> int:
     console.print(autograde.table(lab.id, outcomes, device))
     bad = [o for o in outcomes if o.status != "graded"]
     for o in bad:
-        console.print(f"{o.student}: {o.status}; log: {o.log}", markup=False)
+        console.print(f"{o.student}: {o.status}: {o.note or 'see the log'}; log: {o.log}",
+                      markup=False)
     return 1 if bad else 0
 
 

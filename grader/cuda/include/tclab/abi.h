@@ -14,7 +14,7 @@
 // Layout of one stack: [guard page][stack ... grows down][context][unused] (low to high).
 #define TCLAB_STACK_LOG2 18
 #define TCLAB_STACK_SIZE (1u << TCLAB_STACK_LOG2)  // 256 KiB of address space, touched lazily
-#define TCLAB_STACK_HEADER (8u * 1024u)            // the context's area, at the top
+#define TCLAB_STACK_HEADER (16u * 1024u)           // the context's area, at the top
 
 // Where a thread's context sits in its stack, given the stack's (size-aligned) base. It sits
 // at the top, with the stack growing down from just below it, so that a thread's context and

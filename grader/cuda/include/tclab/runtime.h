@@ -8,9 +8,9 @@
 // the next thread. Switching is a hand-written register swap on x86-64 (ucontext elsewhere).
 //
 // Why schedules: between sync points the scheduler runs the threads one at a time, each until
-// its next sync point, in ascending (forward), descending (reverse) or shuffled order. A kernel
-// that forgets a barrier reads different data under forward and reverse: that is how a race
-// shows up as two different results.
+// its next sync point, warp by warp and lane by lane in ascending (forward), descending
+// (reverse) or shuffled order. A kernel that forgets a barrier reads different data under
+// forward and reverse: that is how a race shows up as two different results.
 #pragma once
 
 #include <errno.h>
@@ -29,11 +29,16 @@
 #include <thread>
 #include <vector>
 
-#if !defined(__x86_64__)
+#include "abi.h"
+
+// The hand-written switch is x86-64 only; elsewhere (or built with -DTCLAB_USE_UCONTEXT, which
+// is how the fallback is tested on x86-64) fibers use ucontext, correct but slower.
+#if defined(__x86_64__) && !defined(TCLAB_USE_UCONTEXT)
+#define TCLAB_ASM_SWITCH 1
+#else
+#define TCLAB_ASM_SWITCH 0
 #include <ucontext.h>
 #endif
-
-#include "abi.h"
 
 #define TCLAB_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -52,7 +57,7 @@ struct Fiber {
     tclab_thread_ctx pub;
     Worker* w;
     int tid;
-#if defined(__x86_64__)
+#if TCLAB_ASM_SWITCH
     void* sp;
 #else
     ucontext_t uc;
@@ -90,7 +95,6 @@ struct Worker {
     int fibers_made = 0;
     std::vector<Fiber*> free_fibers;  // LIFO: a finished thread's stack is reused while hot
     Slot slots[kMaxThreads];
-    std::vector<int> order;
     tclab_block_info blk{};
     Launch* L = nullptr;
     char* dyn = nullptr;
@@ -104,7 +108,7 @@ struct Worker {
     int fault_sig = 0, fault_write = -1;
     uintptr_t fault_addr = 0;
     uint64_t rng = 0;
-#if defined(__x86_64__)
+#if TCLAB_ASM_SWITCH
     void* sched_sp = nullptr;
 #else
     ucontext_t sched_uc;
@@ -113,7 +117,7 @@ struct Worker {
 
 // ---------------------------------------------------------------- context switch
 
-#if defined(__x86_64__)
+#if TCLAB_ASM_SWITCH
 extern "C" void tclab_switch(void** save_sp, void* next_sp) __attribute__((visibility("hidden")));
 extern "C" void tclab_fiber_start(void) __attribute__((visibility("hidden")));
 extern "C" void tclab_fiber_main(Fiber* f) __attribute__((visibility("hidden"), noreturn));
@@ -406,57 +410,83 @@ static void report_deadlock(Worker* w) {
     set_error(w, TCLAB_ERR_DEADLOCK, msg, nullptr);
 }
 
+// Runs thread t until its next sync point (starting it if new); false if it was not runnable.
+static inline bool step(Worker* w, int t) {
+    Slot& s = w->slots[t];
+    if (s.state == NEW) {
+        const dim3 bd = w->blk.blockDim;
+        Fiber* f = take_fiber(w);
+        f->tid = t;
+        f->pub.threadIdx.x = t % bd.x;
+        f->pub.threadIdx.y = (t / bd.x) % bd.y;
+        f->pub.threadIdx.z = t / (bd.x * bd.y);
+        f->pub.block = &w->blk;
+        start_fiber(f);
+        s.f = f;
+        s.state = RUNNABLE;
+    } else if (s.state != RUNNABLE) {
+        return false;
+    }
+    w->cur = s.f;
+    to_fiber(w, s.f);
+    w->cur = nullptr;
+    if (s.state == DONE && !w->block_abort) {
+        w->free_fibers.push_back(s.f);
+        s.f = nullptr;
+        w->live--;
+        lane_exited(w, t);
+    }
+    return true;
+}
+
+static void shuffle(Worker* w, int* a, int n) {
+    for (int i = n - 1; i > 0; i--) {
+        int j = static_cast<int>(next_random(w) % static_cast<uint64_t>(i + 1));
+        int tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+}
+
+// One block. Between two block barriers the scheduler goes warp by warp (in the schedule's
+// order) and runs each warp until all its lanes wait at __syncthreads() or have exited: lane
+// by lane, each to its next sync point, again after every completed warp operation. Any such
+// order is one a GPU may produce; running a warp's 32 fibers together keeps them in cache.
 static void run_block(Worker* w) {
     const int T = w->nthreads;
+    const int nwarps = (T + 31) / 32;
     for (int t = 0; t < T; t++) {
         w->slots[t].state = NEW;
         w->slots[t].f = nullptr;
     }
-    for (int k = 0; k < (T + 31) / 32; k++) {
+    for (int k = 0; k < nwarps; k++) {
         int lanes = T - k * 32 < 32 ? T - k * 32 : 32;
         w->warp_live[k] = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
         w->warp_wait[k] = 0;
     }
     w->live = T;
     w->at_barrier = 0;
-    const dim3 bd = w->blk.blockDim;
-    const bool shuffle = w->L->d->schedule == TCLAB_SCHED_RANDOM;
+    const int schedule = w->L->d->schedule;
+    int warp_order[kMaxThreads / 32], lane_order[32];
+    for (int k = 0; k < nwarps; k++)
+        warp_order[k] = schedule == TCLAB_SCHED_REVERSE ? nwarps - 1 - k : k;
+    for (int l = 0; l < 32; l++) lane_order[l] = schedule == TCLAB_SCHED_REVERSE ? 31 - l : l;
     for (;;) {
-        if (shuffle) {
-            for (int i = T - 1; i > 0; i--) {
-                int j = static_cast<int>(next_random(w) % static_cast<uint64_t>(i + 1));
-                int tmp = w->order[i];
-                w->order[i] = w->order[j];
-                w->order[j] = tmp;
-            }
-        }
+        if (schedule == TCLAB_SCHED_RANDOM) shuffle(w, warp_order, nwarps);
         bool ran = false;
-        for (int k = 0; k < T; k++) {
-            int t = w->order[k];
-            Slot& s = w->slots[t];
-            if (s.state == NEW) {
-                Fiber* f = take_fiber(w);
-                f->tid = t;
-                f->pub.threadIdx.x = t % bd.x;
-                f->pub.threadIdx.y = (t / bd.x) % bd.y;
-                f->pub.threadIdx.z = t / (bd.x * bd.y);
-                f->pub.block = &w->blk;
-                start_fiber(f);
-                s.f = f;
-                s.state = RUNNABLE;
-            } else if (s.state != RUNNABLE) {
-                continue;
-            }
-            ran = true;
-            w->cur = s.f;
-            to_fiber(w, s.f);
-            w->cur = nullptr;
-            if (w->block_abort) return;
-            if (s.state == DONE) {
-                w->free_fibers.push_back(s.f);
-                s.f = nullptr;
-                w->live--;
-                lane_exited(w, t);
+        for (int k = 0; k < nwarps; k++) {
+            const int base = warp_order[k] * 32;
+            for (;;) {
+                if (schedule == TCLAB_SCHED_RANDOM) shuffle(w, lane_order, 32);
+                bool ran_warp = false;
+                for (int l = 0; l < 32; l++) {
+                    int t = base + lane_order[l];
+                    if (t >= T) continue;
+                    ran_warp |= step(w, t);
+                    if (w->block_abort) return;
+                }
+                if (!ran_warp) break;
+                ran = true;
             }
         }
         if (w->live == 0) return;
@@ -512,9 +542,6 @@ static void run_launch(Worker* w, Launch* L) {
     w->nthreads = static_cast<int>(d->block[0] * d->block[1] * d->block[2]);
     w->blk.blockDim = dim3(d->block[0], d->block[1], d->block[2]);
     w->blk.gridDim = dim3(d->grid[0], d->grid[1], d->grid[2]);
-    w->order.resize(static_cast<size_t>(w->nthreads));
-    for (int k = 0; k < w->nthreads; k++)
-        w->order[k] = d->schedule == TCLAB_SCHED_REVERSE ? w->nthreads - 1 - k : k;
     w->block_abort = false;
     w->fault_sig = 0;
     w->fault_write = -1;
