@@ -34,10 +34,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--out", default="results")
+    parser.add_argument("--impl", choices=("triton", "cuda"), help="only this implementation")
     args = parser.parse_args()
     roof = bench.copy_roof()["gbps"]
     report = []
     for lab_id, impl, path, expected in SUBMISSIONS:
+        if args.impl and impl != args.impl:
+            continue
         lab = manifest.get(lab_id)
         sources = submission.solution_sources(lab, impl, ROOT / path)
         run = bench._measure(lab, impl, sources, timeout=900, sweep=False, repeat=args.n)

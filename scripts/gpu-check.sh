@@ -25,11 +25,12 @@ step() { echo; echo "=== $* ($(date +%T))"; }
   step "device"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+  python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
   if has pytest; then
     step "pytest, GPU tests included"
     timeout 420 python3 -m pytest -q -m "gpu or not gpu" -p no:cacheprovider \
       --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
-      --ignore tests/test_course.py tests 2>&1 | tail -25
+      --ignore tests/test_course.py ${PYTEST_TARGETS:-tests} 2>&1 | tail -25
   fi
   if has check; then
     step "tclab check --submission solutions --device gpu"
@@ -38,11 +39,12 @@ step() { echo; echo "=== $* ($(date +%T))"; }
   fi
   if has corpus; then
     step "negative controls that need a GPU (tests/corpus, device: gpu)"
-    timeout 400 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_corpus.py 2>&1 | tail -15
+    timeout 400 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_corpus.py \
+      ${CORPUS_ARGS:-} 2>&1 | tail -15
   fi
   if has repro; then
     step "perf verdicts repeated"
-    timeout 400 python3 benchmarks/reproducibility.py -n 20 --out "$OUT"
+    timeout 400 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" ${REPRO_ARGS:-}
   fi
   if has course; then
     step "nbgrader autograde on the GPU"
