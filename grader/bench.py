@@ -256,8 +256,9 @@ def perf_check(lab: Lab, impl: str, sources: dict, timeout: float | None = None,
     first = _measure(lab, impl, sources, timeout, sweep=True)
     extra = {"device": device_info(), "seconds": first["seconds"]}
     if first.get("error"):
-        return {"status": first.get("kind", "error"), "reason": first["error"].strip()
-                .splitlines()[-1], "details": first["error"], "bar": lab.bar, **extra}
+        reason = first.get("summary") or first["error"].strip().splitlines()[-1]
+        return {"status": first.get("kind", "error"), "reason": reason,
+                "details": first["error"], "bar": lab.bar, **extra}
     perf = [m for m in first["messages"] if m["suite"] == "perf"]
     verdict = decide(lab, perf, roof)
     if verdict["status"] == "fail" and near_bar(lab, verdict):

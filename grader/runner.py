@@ -131,6 +131,7 @@ def run_worker(lab: Lab, impl: str, sources: dict[str, str], device: str, mode: 
                   "timeout": timeout}
         if error:
             result["error"] = error.get("message", "")
+            result["summary"] = error.get("summary")
             result["kind"] = error.get("kind", "exception")
             result["error_index"] = error.get("index")
         elif timed_out:
@@ -221,7 +222,8 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
         elif kind == "not_implemented":
             first = f"not implemented: fill in {name}"
         else:
-            first = message.strip().splitlines()[-1] if message.strip() else kind
+            first = run.get("summary") or (message.strip().splitlines()[-1]
+                                           if message.strip() else kind)
         return verdict(lab, impl, suite, device, kind, f"{first}{where}", details=message,
                        output=run["output"], **common)
     failed = [r for r in results if not r["ok"]]

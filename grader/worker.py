@@ -38,6 +38,13 @@ def classify(exc: BaseException) -> str:
     return "exception"
 
 
+def summarize(exc: BaseException) -> str:
+    """One line: the exception's type and the first line of its message (CUDA errors append
+    several lines of advice after the one that matters)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
 def describe(exc: BaseException, built) -> str:
     """The exception as the student needs it: the frames in their cells (cell-relative lines)
     and the message; our frames and the library's are left out. Causes are included."""
@@ -87,7 +94,8 @@ def run(request: dict, chan: Channel) -> None:
         if not callable(launcher):
             raise NameError(f"the solution cells define no function {impl.launcher}()")
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
+        chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built),
+                  summary=summarize(exc))
         return
     chan.send(event="loaded")
     cuda_counted = launches.watch_cuda(_cuda_function_class())
@@ -107,7 +115,8 @@ def run(request: dict, chan: Channel) -> None:
             bench.run_child(lab, request, launcher, ref_launcher, timer, watch, launches,
                             request["impl"], chan.send)
         except BaseException as exc:  # noqa: BLE001
-            chan.send(event="error", index=None, kind=classify(exc), message=describe(exc, built))
+            chan.send(event="error", index=None, kind=classify(exc),
+                      message=describe(exc, built), summary=summarize(exc))
         return
     dtype = check.DTYPES[request["dtype"]]
     for case in request["cases"]:
@@ -122,7 +131,7 @@ def run(request: dict, chan: Channel) -> None:
             synchronize()
         except BaseException as exc:  # noqa: BLE001
             chan.send(event="error", index=case["index"], kind=classify(exc),
-                      message=describe(exc, built))
+                      message=describe(exc, built), summary=summarize(exc))
             return
         seconds = time.perf_counter() - start
         ran = {"triton": launches.triton - counts[0]}

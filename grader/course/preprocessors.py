@@ -116,18 +116,23 @@ class RestoreCells(OverwriteCells):
         for cell in nb.cells:
             if utils.is_grade(cell) and _grade_id(cell) not in present:
                 cell.metadata[RESTORED] = {"restored": True}
-                self.log.warning("grade cell %s was missing: restored, and scores 0",
+                self.log.warning("grade cell %s was missing or relabelled: restored, and "
+                                 "scores 0",
                                  _grade_id(cell))
         return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
-        cell, resources = super().preprocess_cell(cell, resources, index)
+        # Roles first: OverwriteCells looks up a cell that claims to be graded as a graded
+        # cell, and a solution cell relabelled as graded would crash it (MissingEntry).
         grade_id = _grade_id(cell)
         if grade_id is not None and grade_id in self._roles():
             meta = cell.metadata["nbgrader"]
             meta["grade"], meta["solution"] = self._roles()[grade_id]
-            if meta["grade"] and "points" not in meta:
+            if meta["grade"]:
                 meta["points"] = self._max_score(grade_id)
+            else:
+                meta.pop("points", None)
+        return super().preprocess_cell(cell, resources, index)
         return cell, resources
 
     def _roles(self) -> dict[str, tuple[bool, bool]]:

@@ -125,9 +125,10 @@ def cell_outputs(lab, cell, results: dict[str, dict]) -> list:
     grade_id, points = meta["grade_id"], float(meta["points"])
     if cell.metadata.get(RESTORED, {}).get("restored"):
         return [failure("DeletedTestCell",
-                        f"test cell {grade_id} was deleted from the submission; the grader put "
-                        "it back and it scores 0. Keep every test cell (copy it from the "
-                        "released notebook if you deleted it by mistake).")]
+                        f"test cell {grade_id} was deleted from the submission, or its nbgrader "
+                        "metadata was changed; the grader put it back and it scores 0. Keep "
+                        "every test cell as released (copy it from the released notebook if "
+                        "you deleted it by mistake).")]
     kind, _, impl = grade_id.partition("_")
     if impl in results and kind == "test":
         return correctness_outputs(results[impl], points)

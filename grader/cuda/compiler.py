@@ -41,13 +41,18 @@ def cache_root() -> Path:
 
 @functools.cache
 def compiler() -> tuple[str, str]:
-    """(path, version line) of the C++ compiler: $CXX, else g++, else c++."""
+    """(path, identity) of the C++ compiler: $CXX, else g++, else c++. The identity (resolved
+    path, size, mtime) changes when the compiler is upgraded, and costs no subprocess."""
     cxx = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
     if not cxx:
         raise CompileError("the CPU backend compiles kernels with a C++ compiler, and none was "
                            "found: install g++ (apt-get install g++) or set CXX")
-    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
-    return cxx, (out.stdout.splitlines() or ["?"])[0]
+    real = os.path.realpath(shutil.which(cxx) or cxx)
+    try:
+        st = os.stat(real)
+        return cxx, f"{real}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return cxx, real
 
 
 @functools.cache

@@ -2,8 +2,9 @@
 
 Order matters: torch initialises CUDA first, then pycuda.autoprimaryctx retains that same
 primary context (pycuda.autoinit would create a second context, and torch's tensors would
-not be valid in it). Launches are synchronised so an error is reported by the kernel that
-caused it, with the same exception classes and launch-limit messages as the CPU backend.
+not be valid in it). Launch limits and argument checks raise the same exceptions, with the
+same messages, as on the CPU backend; launches themselves are asynchronous, as in pycuda, so a
+fault inside a kernel surfaces at the caller's next synchronize.
 """
 
 from __future__ import annotations

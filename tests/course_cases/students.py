@@ -82,6 +82,19 @@ def patched_solution(lab: Lab, nb):
     return nb
 
 
+def relabelled(lab: Lab, nb):
+    """Stubs; the test cells relabelled as answers, the Triton answer as a 100-point test."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            meta.update(grade=False, solution=True, locked=False)
+            meta.pop("points", None)
+    meta = _cell(nb, lab.impls["triton"].cells[0]).metadata["nbgrader"]
+    meta.update(grade=True, points=100)
+    return nb
+
+
 def deleted_test(lab: Lab, nb):
     """A correct notebook without its Triton test cell: restored by the grader, and failed."""
     nb = _solved(lab, nb)
@@ -125,6 +138,7 @@ STUDENTS = {
     "skip_tags": (LAB01, skip_tags, {"test_triton": 0, "test_cuda": 0}),
     "input_transformer": (LAB01, input_transformer, {"test_triton": 0, "test_cuda": 0}),
     "monkeypatch": (LAB01, monkeypatch, {"test_triton": 0, "test_cuda": 0}),
+    "relabelled": (LAB01, relabelled, {"test_triton": 0, "test_cuda": 0}),
     "patched_solution": (LAB01, patched_solution, {"test_triton": 0, "test_cuda": "full"}),
     "deleted_test": (LAB01, deleted_test, {"test_triton": 0, "test_cuda": "full"}),
     "unruly": (LAB01, unruly, {"test_triton": "full", "test_cuda": "full"}),
