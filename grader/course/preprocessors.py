@@ -102,7 +102,8 @@ class RestoreCells(OverwriteCells):
 
     OverwriteCells already restores locked sources, types and points; it does not restore a
     cell's grade/solution flags, so a grade cell turned into a solution cell would escape
-    grading. Here every known cell gets its role back from the gradebook.
+    grading. Here every known cell gets its role back from the gradebook, and a grade cell
+    that was not one in the submission (deleted, or relabelled) is marked to score 0.
     """
 
     def __init__(self, **kw):
@@ -117,8 +118,7 @@ class RestoreCells(OverwriteCells):
             if utils.is_grade(cell) and _grade_id(cell) not in present:
                 cell.metadata[RESTORED] = {"restored": True}
                 self.log.warning("grade cell %s was missing or relabelled: restored, and "
-                                 "scores 0",
-                                 _grade_id(cell))
+                                 "scores 0", _grade_id(cell))
         return nb, resources
 
     def preprocess_cell(self, cell, resources, index):
@@ -133,7 +133,6 @@ class RestoreCells(OverwriteCells):
             else:
                 meta.pop("points", None)
         return super().preprocess_cell(cell, resources, index)
-        return cell, resources
 
     def _roles(self) -> dict[str, tuple[bool, bool]]:
         if getattr(self, "_role_cache", None) is None:
