@@ -30,8 +30,9 @@ lint: $(STAMP)
 release: $(STAMP)
 	$(BIN)/tclab release
 
+# Jupyter refuses root without --allow-root (containers, CI machines).
 lab: $(STAMP)
-	$(BIN)/jupyter lab exercises/
+	$(BIN)/jupyter lab exercises/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # The whole GPU check in one call (tests, tclab check, benchmarks); logs and plots under $OUT.
 gpu-check:

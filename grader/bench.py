@@ -212,7 +212,7 @@ def _measure(lab: Lab, impl: str, sources: dict, timeout: float | None, sweep: b
 def decide(lab: Lab, messages: list[dict], roof: float) -> dict:
     """A verdict from one measurement's perf messages: refusals, rechecks, the physics floor,
     then the worst shape's median ratio against the bar."""
-    base = {"bar": lab.bar, "roof_gbps": roof}
+    base = {"bar": lab.bar, "zero_below": lab.zero_below, "roof_gbps": roof}
     if len(messages) < len(lab.shapes["perf"]) and not any(
             m.get("mismatch") or m.get("refused") for m in messages):
         return {**base, "status": "error", "reason": "the perf run stopped early"}

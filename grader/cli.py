@@ -27,9 +27,10 @@ def _table(results: list[dict], device: str):
             verdict = "pass" if perf["status"] == "pass" else "[red]FAIL[/]"
             cells = (f"{perf['gbps']:.0f}", f"{perf['roof_pct']:.0f}%",
                      f"{perf['ratio']:.2f} {verdict}")
+        elif perf.get("status") == "skipped":
+            cells = ("-", "-", perf["reason"].removeprefix("skipped: "))
         else:
-            cells = ("-", "-", "[red]" + perf["status"] + "[/]"
-                     if perf.get("status") not in (None, "skipped") else "-")
+            cells = ("-", "-", f"[red]{perf['status']}[/]" if perf else "-")
         correct = "[green]yes[/]" if r["correct"] else f"[red]{r['status']}[/]"
         table.add_row(r["lab"], r["impl"], f"{r['passed']}/{r['total']}", correct, *cells)
     return table

@@ -52,6 +52,7 @@ class Lab:
     shapes: dict[str, tuple[dict, ...]]
     points: dict[str, float]
     bar: float
+    zero_below: float  # perf partial credit: 0 at or below this ratio, full at the bar
     raw: dict = field(repr=False, compare=False, default_factory=dict)
 
     @property
@@ -123,6 +124,9 @@ def load(path: Path) -> Lab:
         if atol > 1e-2 or rtol > 1e-2:  # a vacuous tolerance checks nothing
             raise ManifestError(f"{where}: tolerance for {dt} is too loose ({atol=}, {rtol=})")
     bar = float(raw.get("perf", {}).get("bar", 0.8))
+    zero_below = float(raw.get("perf", {}).get("zero_below", 0.75 * bar))
+    if not 0 < zero_below < bar:
+        raise ManifestError(f"{where}: perf.zero_below ({zero_below}) must be in (0, bar={bar})")
     return Lab(
         id=lab_id,
         title=_require(raw, "title", where),
@@ -138,6 +142,7 @@ def load(path: Path) -> Lab:
         shapes=shapes,
         points={k: float(v) for k, v in raw.get("points", {}).items()},
         bar=bar,
+        zero_below=zero_below,
         raw=raw,
     )
 

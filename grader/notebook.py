@@ -12,6 +12,10 @@ from grader import check as checks
 from grader import device as dev
 from grader import manifest
 
+# The setup cell imports this module before any kernel is defined: fix the device now, so
+# that without a GPU Triton runs in its interpreter (TRITON_INTERPRET must precede @jit).
+dev.use(dev.resolve())
+
 
 class CheckFailed(AssertionError):
     """A failed check: its message is the whole story, no traceback needed."""

@@ -48,7 +48,7 @@ step() { echo; echo "=== $* ($(date +%T))"; }
   fi
   if has course; then
     step "nbgrader autograde on the GPU"
-    timeout 400 python3 -m pytest -q -p no:cacheprovider -m "gpu or not gpu" tests/test_course.py 2>&1 | tail -15
+    timeout 400 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/test_course_gpu.py 2>&1 | tail -30
   fi
   if has tune; then
     step "reference sweep"

@@ -63,10 +63,10 @@ class Lab:
     def __init__(self, root: Path, log: Path):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "TCLAB_DEVICE": "cpu", "JUPYTER_CONFIG_DIR": str(root / ".cfg"),
-               # The kernel needs the interpreter before its first @triton.jit on a CPU.
-               "TRITON_INTERPRET": "1"}
-        env.pop("TCLAB_SECRET_SEED", None)
+        env = {**os.environ, "TCLAB_DEVICE": "cpu", "JUPYTER_CONFIG_DIR": str(root / ".cfg")}
+        # As a student starts it: the notebook itself must switch Triton to its interpreter.
+        for name in ("TCLAB_SECRET_SEED", "TRITON_INTERPRET"):
+            env.pop(name, None)
         self.log = open(log, "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={self.port}",

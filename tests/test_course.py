@@ -244,15 +244,18 @@ def _perf_cell(outputs, points=3.0):
         "points": points, "schema_version": 3}}, outputs=outputs)
 
 
-@pytest.mark.parametrize("status,ratio,want", [("pass", 0.95, 3.0), ("fail", 0.6, 2.25),
-                                               ("fail", 0.0, 0.0), ("impossible", 2.0, 0.0)])
+@pytest.mark.parametrize("status,ratio,want", [("pass", 0.95, 3.0), ("fail", 0.7, 1.5),
+                                               ("fail", 0.59, 0.0), ("fail", 0.0, 0.0),
+                                               ("impossible", 2.0, 0.0)])
 def test_perf_partial_credit(status, ratio, want):
-    """nbgrader's own determine_grade reads our perf outputs as points × min(1, ratio/bar)."""
+    """nbgrader's own determine_grade reads our perf outputs: all points at the bar (0.8),
+    none at or below zero_below (0.6), linear between."""
     from nbgrader.utils import determine_grade
 
     row = {"shape": {"n": 268435456}, "gbps": 3900.0, "roof_pct": 81.0, "ratio": ratio,
            "student_ms": 0.83, "reference_ms": 0.79}
-    perf = {"status": status, "bar": 0.8, "roof_gbps": 4800.0, "device": {"gpu": "H200"},
+    perf = {"status": status, "bar": 0.8, "zero_below": 0.6, "roof_gbps": 4800.0,
+            "device": {"gpu": "H200"},
             "reason": "faster than the copy roof allows", "rows": [row]}
     if status != "impossible":
         perf["ratio"] = ratio

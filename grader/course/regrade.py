@@ -7,7 +7,8 @@ runs through `grader.grading.grade_impl`, in subprocesses that never share a pro
 student's kernel. The outputs written into the grade cells are the verdicts:
 
     test_<impl>  all points (a stdout line) or an error output with the one-line reason
-    perf_<impl>  points × min(1, ratio / bar) as a number (nbgrader's partial credit), with
+    perf_<impl>  a number in [0, points] (nbgrader's partial credit): all points at the lab's
+                 bar, none at or below `zero_below`, linear in between; with
                  GB/s, % of the copy roof and the ratio printed; 0 without a GPU
 
 The outputs never hold the hidden tests' source: only verdicts, numbers and the student's
@@ -80,7 +81,8 @@ def number(score: float):
 def correctness_outputs(result: dict, points: float) -> list:
     who = f"{result['lab']} {result['impl']}"
     if result["correct"]:
-        suites = ", ".join(f"{c['suite']} {c['passed']}/{c['total']}" for c in result["checks"])
+        suites = ", ".join(f"{c['suite']} {c['passed']}/{c['total']}" if "total" in c
+                           else f"{c['suite']} {c['status']}" for c in result["checks"])
         return [stdout(f"{who}: {result['reason']} ({suites}; {result['device']}; "
                        f"checked outside your notebook): {points:g} of {points:g} points")]
     details = next((c.get("details", "") for c in result["checks"]
@@ -90,7 +92,9 @@ def correctness_outputs(result: dict, points: float) -> list:
 
 def perf_score(perf: dict, points: float) -> float:
     if perf.get("status") in ("pass", "fail") and "ratio" in perf:
-        return round(points * max(0.0, min(1.0, perf["ratio"] / perf["bar"])), 2)
+        zero = perf.get("zero_below", 0.75 * perf["bar"])
+        share = (perf["ratio"] - zero) / (perf["bar"] - zero)
+        return round(points * max(0.0, min(1.0, share)), 2)
     return 0.0
 
 

@@ -1,0 +1,45 @@
+"""nbgrader autograde on a GPU: perf points go to a reference-speed solution, not to a
+half-speed one. Needs a GPU (skipped without one) and the course tools (nbgrader)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from course_cases import students  # tests/ is on sys.path under pytest
+from test_course import gradebook_scores, nbgrader, release_path
+
+from grader import cli, manifest, submission
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+SLOW = Path(__file__).parent / "corpus" / "lab01_vector_add" / "triton_two_pass_slow.py"
+
+
+def half_speed(lab, nb):
+    """The solution, with the Triton cell replaced by a correct two-pass kernel (0.59x)."""
+    nb = students.solution(lab, nb)
+    (slow,) = submission.solution_sources(lab, "triton", SLOW).values()
+    students._cell(nb, "vector_add_triton").source = slow
+    return nb
+
+
+def test_perf_points_follow_the_measured_ratio(tmp_path):
+    course = tmp_path / "course"
+    assert cli.main(["course", "build", str(course)]) == 0
+    lab_id = students.LAB01
+    nbgrader(course, "generate_assignment", lab_id, "--force")
+    lab = manifest.get(lab_id)
+    for name, make in (("fast", students.solution), ("slow", half_speed)):
+        nb = make(lab, nbformat.read(release_path(course, lab_id), as_version=4))
+        folder = course / "submitted" / name / lab_id
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{lab_id}.ipynb")
+    assert cli.main(["course", "autograde", str(course), "lab01", "--device", "gpu"]) == 0
+    fast, slow = (gradebook_scores(course, lab_id, who) for who in ("fast", "slow"))
+    print("gradebook:", {"fast": fast, "slow": slow})
+    points = lab.points
+    assert fast["test_triton"][0] == slow["test_triton"][0] == points["triton"]
+    assert fast["perf_triton"][0] == points["perf_triton"]
+    assert fast["perf_cuda"][0] == points["perf_cuda"]
+    assert slow["perf_triton"][0] == 0.0
