@@ -147,19 +147,19 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
     suites = [suites] if isinstance(suites, str) else list(suites)
     suite = "+".join(suites)
     name = f"{IMPL_WORDS[impl]} {lab.impls[impl].kernel}"
+    cases = [case for name_ in suites for case in check.cases(lab, name_)]
+    none = {"passed": 0, "total": len(cases)}
     stubs = submission.stubbed_cells(sources)
     if stubs:
         return verdict(lab, impl, suite, device, "not_implemented",
-                       f"not implemented: fill in {name} (cell {', '.join(stubs)})")
+                       f"not implemented: fill in {name} (cell {', '.join(stubs)})", **none)
     scan = audit.static_scan(sources)
     if scan:
         return verdict(lab, impl, suite, device, "fallback",
                        f"library fallback: {scan[0]}: compute with {name}, not torch",
-                       details="\n".join(scan))
-    cases = [case for name in suites for case in check.cases(lab, name)]
+                       details="\n".join(scan), **none)
     if not cases:
-        return verdict(lab, impl, suite, device, "pass", "no shapes in this suite", passed=0,
-                       total=0)
+        return verdict(lab, impl, suite, device, "pass", "no shapes in this suite", **none)
     with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
         tmp = Path(tmp)
         originals, expected, requests = {}, {}, []
