@@ -116,11 +116,10 @@ def _index(flat: int, dims: list[int]) -> tuple[int, ...]:
 
 def _guard_damage(buf: torch.Tensor, numel: int) -> list[int]:
     """Offsets (relative to the output's first element) of guard elements that changed."""
-    expect = torch.empty_like(buf[:1].expand(buf.numel()).contiguous())
+    expect = torch.empty_like(buf)
     guard_fill(expect)
-    same = buf.view(torch.int16 if buf.element_size() == 2 else torch.int32) == expect.view(
-        torch.int16 if buf.element_size() == 2 else torch.int32
-    )
+    bits = torch.int16 if buf.element_size() == 2 else torch.int32
+    same = buf.view(bits) == expect.view(bits)
     same[GUARD : GUARD + numel] = True
     bad = (~same).nonzero().flatten().tolist()
     return [b - GUARD for b in bad]

@@ -8,7 +8,6 @@ Grade-cell points are written from the manifest, the only place they are kept.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import jupytext
@@ -113,5 +112,3 @@ def stale(lab: Lab, out_dir: Path) -> bool:
     path = Path(out_dir) / lab.id / f"{lab.id}.ipynb"
     return not path.exists() or path.read_text() != render(student_notebook(lab))
 
-
-LEAK_PATTERNS = [re.escape(m) for m in (PY_BEGIN, C_BEGIN, HIDDEN_BEGIN, "jupytext")]
