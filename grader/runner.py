@@ -201,8 +201,11 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
                             "message": problem, "kind": kind, "seconds": msg.get("seconds")})
             return problem is None
 
+        # Without a GPU, CUDA C runs in the CPU backend's checked mode: a read past any
+        # buffer faults and names the kernel (on a GPU, memcheck does that job).
+        checked = {"TCLAB_CUDA_CHECKED": "1"} if device == "cpu" and impl == "cuda" else None
         run = run_worker(lab, impl, sources, device, "check", timeout, tmp,
-                         {"dtype": dtype, "cases": requests}, on_case)
+                         {"dtype": dtype, "cases": requests}, on_case, env=checked)
     passed = sum(r["ok"] for r in results)
     common = {"passed": passed, "total": len(cases), "cases": results,
               "seconds": run["seconds"]}
@@ -287,7 +290,7 @@ def memcheck_submission(lab: Lab, impl: str, sources: dict[str, str],
         where = _SANITIZER_AT.findall(output)
         kernel = where[0].strip() if where else lab.impls[impl].kernel
         first = errors[0] if errors else "memory error"
-        return verdict(lab, impl, "memcheck", "gpu", "memcheck_error",
+        return verdict(lab, impl, "memcheck", "gpu", "memory_error",
                        f"{SANITIZER}: {first} in {kernel} on [{lab.describe(case.shape)}]",
                        details=output)
     if run.get("error") is not None:

@@ -35,6 +35,8 @@ def classify(exc: BaseException) -> str:
         return "not_implemented"
     if "CompileError" in text or "CompilationError" in text:
         return "compile_error"
+    if "out-of-bounds read" in text:  # the CPU backend's checked mode
+        return "memory_error"
     return "exception"
 
 

@@ -8,7 +8,8 @@ VECTOR_ADD_CU = r"""
 __global__ void vector_add_kernel(const float *x, const float *y, float *out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    out[i] = x[i] + y[i];  // no `if (i < n)`: the last block writes past the end
+    // Reads are guarded, the store is not: the last block writes past the end of out.
+    out[i] = i < n ? x[i] + y[i] : 0.0f;
 }
 """
 
