@@ -194,6 +194,17 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
                 problem = problem or check.compare(lab, case.shape, out_name,
                                                    saved["outputs"][out_name], want, dtype)
             problem = problem or check.mutated(originals[index], saved["inputs"])
+            for schedule, outputs in saved.get("schedules", {}).items():
+                other = next(filter(None, (
+                    check.compare(lab, case.shape, out_name, outputs[out_name], want, dtype)
+                    for out_name, want in expected[index].items())), None)
+                if (problem is None) != (other is None):
+                    right, wrong = ("in order", schedule) if problem is None else \
+                        (f"in {schedule} order", "in")
+                    kind, problem = "race", (
+                        f"{where}: the result depends on thread order: right with each block's "
+                        f"threads {right}, wrong with them {wrong} order at every barrier. "
+                        "A missing __syncthreads()?")
             if problem and "never written" in problem and msg.get("returned"):
                 problem += (f" The launcher returned {msg['returned']}: the checks read the "
                             "`out` it was given, so write into it.")
@@ -201,11 +212,14 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
                             "message": problem, "kind": kind, "seconds": msg.get("seconds")})
             return problem is None
 
-        # Without a GPU, CUDA C runs in the CPU backend's checked mode: a read past any
-        # buffer faults and names the kernel (on a GPU, memcheck does that job).
-        checked = {"TCLAB_CUDA_CHECKED": "1"} if device == "cpu" and impl == "cuda" else None
+        # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
+        # faults and names the kernel; on a GPU, memcheck does that job),
+        # and every launch runs a second time with each block's threads in reverse order.
+        cpu_cuda = device == "cpu" and impl == "cuda"
         run = run_worker(lab, impl, sources, device, "check", timeout, tmp,
-                         {"dtype": dtype, "cases": requests}, on_case, env=checked)
+                         {"dtype": dtype, "cases": requests,
+                          "schedules": ["reverse"] if cpu_cuda else []}, on_case,
+                         env={"TCLAB_CUDA_CHECKED": "1"} if cpu_cuda else None)
     passed = sum(r["ok"] for r in results)
     common = {"passed": passed, "total": len(cases), "cases": results,
               "seconds": run["seconds"]}

@@ -143,6 +143,20 @@ def run(request: dict, chan: Channel) -> None:
             return
         result = {"outputs": {k: b.cpu() for k, b in buffers.items()},
                   "inputs": {k: v.cpu() for k, v in inputs.items()}}
+        # The same launch again with the threads of each block in reverse order at every
+        # barrier (CPU backend): a result that depends on thread order is a race.
+        for schedule in request.get("schedules", ()):
+            os.environ["TCLAB_CUDA_SCHEDULE"] = schedule
+            again, outputs = check.alloc_outputs(lab, case["shape"], dtype, tdev)
+            try:
+                launcher(*inputs.values(), *outputs.values())
+            except BaseException as exc:  # noqa: BLE001
+                chan.send(event="error", index=case["index"], kind=classify(exc),
+                          message=describe(exc, built), summary=summarize(exc))
+                return
+            finally:
+                os.environ.pop("TCLAB_CUDA_SCHEDULE", None)
+            result.setdefault("schedules", {})[schedule] = {k: b.cpu() for k, b in again.items()}
         torch.save(result, case["result"])
         chan.send(event="case", index=case["index"], seconds=seconds, launches=ran,
                   foreign=seen.foreign, returned=_describe_returned(returned))
