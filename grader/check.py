@@ -166,6 +166,15 @@ def compare(lab: Lab, shape: dict, name: str, buf: torch.Tensor, expected: torch
             f"(atol={atol:g}, rtol={rtol:g}); first {len(rows)}:\n    " + "\n    ".join(rows))
 
 
+def race(where: str, schedule: str, right_in_order: bool) -> str:
+    """The message for a result that changes with the order of a block's threads."""
+    right, wrong = ("in order", f"in {schedule}") if right_in_order else \
+        (f"in {schedule} order", "in")
+    return (f"{where}: the result depends on thread order: right with each block's threads "
+            f"{right}, wrong with them {wrong} order at every barrier. "
+            "A missing __syncthreads()?")
+
+
 def _bits(t: torch.Tensor) -> torch.Tensor:
     return t.detach().to("cpu").contiguous().view(-1).view(torch.uint8)
 

@@ -199,12 +199,7 @@ def check_submission(lab: Lab, impl: str, sources: dict[str, str], suites: str |
                     check.compare(lab, case.shape, out_name, outputs[out_name], want, dtype)
                     for out_name, want in expected[index].items())), None)
                 if (problem is None) != (other is None):
-                    right, wrong = ("in order", schedule) if problem is None else \
-                        (f"in {schedule} order", "in")
-                    kind, problem = "race", (
-                        f"{where}: the result depends on thread order: right with each block's "
-                        f"threads {right}, wrong with them {wrong} order at every barrier. "
-                        "A missing __syncthreads()?")
+                    kind, problem = "race", check.race(where, schedule, problem is None)
             if problem and "never written" in problem and msg.get("returned"):
                 problem += (f" The launcher returned {msg['returned']}: the checks read the "
                             "`out` it was given, so write into it.")
