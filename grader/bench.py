@@ -109,7 +109,7 @@ def device_info() -> dict:
 # --- inside the worker ------------------------------------------------------------------------
 
 class Refused(Exception):
-    """A timed call broke a rule: args are (status, reason)."""
+    """A timed round broke a rule or produced a wrong output: args are (status, reason)."""
 
 
 def _torch_op(lab: Lab):
@@ -123,6 +123,24 @@ def _torch_op(lab: Lab):
 def _recheck(got: torch.Tensor, want: torch.Tensor, lab: Lab, close) -> bool:
     atol, rtol = lab.tolerances["float32"]
     return bool(close(got, want, atol=atol * 10, rtol=rtol * 10, equal_nan=False))
+
+
+def time_rounds(lab: Lab, shape: dict, fns: dict, timer, rounds: int, seed_of,
+                check_round=None, device: str = "cuda") -> dict[str, list[float]]:
+    """The timing protocol: WARMUP untimed rounds, then `rounds` timed ones. Each round draws
+    fresh inputs (seed_of(round)), gives every fn fresh outputs and times each fn once, the
+    order alternating between rounds; check_round(round, outputs) may raise Refused."""
+    times = {k: [] for k in fns}
+    for r in range(-WARMUP, rounds):
+        inputs = check.make_inputs(lab, shape, seed_of(r), torch.float32, device)
+        outs = {k: check.alloc_outputs(lab, shape, torch.float32, device)[1] for k in fns}
+        for k in list(fns) if r % 2 == 0 else list(reversed(fns)):
+            ms = timer.time(fns[k], *inputs.values(), *outs[k].values())
+            if r >= 0:
+                times[k].append(ms)
+        if check_round is not None:
+            check_round(r, outs)
+    return times
 
 
 def run_child(lab: Lab, request: dict, student, reference, timer: Timer, watch, launches,
@@ -147,41 +165,29 @@ def run_child(lab: Lab, request: dict, student, reference, timer: Timer, watch, 
     plan = [("perf", rep) for rep in range(request.get("repeat", 1))]
     plan += [("sweep", 0)] if request.get("sweep", True) else []
     for suite, rep in plan:
-        rounds = ROUNDS[suite]
         for index, shape in enumerate(lab.shapes[suite]):
             fns = {"student": audited, "reference": reference}
             if suite == "sweep":
                 fns["torch"] = _torch_op(lab)
-            times = {k: [] for k in fns}
-            mismatch = None
-            for r in range(-WARMUP, rounds):
-                seed = check.seed_for(lab.id, f"{suite}{rep}", index, r,
-                                      secret_=request["seed_salt"])
-                inputs = check.make_inputs(lab, shape, seed, torch.float32, "cuda")
-                outs = {}
-                for k in fns:
-                    _, views = check.alloc_outputs(lab, shape, torch.float32, "cuda")
-                    outs[k] = views
-                order = list(fns) if r % 2 == 0 else list(reversed(fns))
-                for k in order:
-                    try:
-                        ms = timer.time(fns[k], *inputs.values(), *outs[k].values())
-                    except Refused as exc:
-                        send(event="perf", suite=suite, index=index, repeat=rep, times=times,
-                             mismatch=None, refused=exc.args, tampered=watch.tampered())
-                        return
-                    if r >= 0:
-                        times[k].append(ms)
+
+            def recheck(r, outs, shape=shape):
                 for name in outs["student"]:
                     if not _recheck(outs["student"][name], outs["reference"][name], lab, close):
-                        mismatch = (f"round {r}: the output differs from the reference on fresh "
-                                    f"inputs [{lab.describe(shape)}]")
-                if mismatch:
-                    break
-                del inputs, outs
+                        raise Refused("fail", f"round {r}: the output differs from the "
+                                      f"reference on fresh inputs [{lab.describe(shape)}]")
+
+            def seed_of(r, suite=suite, rep=rep, index=index):
+                return check.seed_for(lab.id, f"{suite}{rep}", index, r,
+                                      secret_=request["seed_salt"])
+
+            times, refused = {}, None
+            try:
+                times = time_rounds(lab, shape, fns, timer, ROUNDS[suite], seed_of, recheck)
+            except Refused as exc:
+                refused = exc.args
             send(event="perf", suite=suite, index=index, repeat=rep, times=times,
-                 mismatch=mismatch, tampered=watch.tampered())
-            if mismatch:
+                 refused=refused, tampered=watch.tampered())
+            if refused:
                 return
 
 
@@ -213,19 +219,16 @@ def decide(lab: Lab, messages: list[dict], roof: float) -> dict:
     """A verdict from one measurement's perf messages: refusals, rechecks, the physics floor,
     then the worst shape's median ratio against the bar."""
     base = {"bar": lab.bar, "zero_below": lab.zero_below, "roof_gbps": roof}
-    if len(messages) < len(lab.shapes["perf"]) and not any(
-            m.get("mismatch") or m.get("refused") for m in messages):
+    if len(messages) < len(lab.shapes["perf"]) and not any(m.get("refused") for m in messages):
         return {**base, "status": "error", "reason": "the perf run stopped early"}
     rows = []
     for m in messages:
         if m["tampered"]:
             return {**base, "status": "tampered", "reason": "grading functions were replaced: "
                     + ", ".join(m["tampered"])}
-        if m.get("refused"):
+        if m.get("refused"):  # a broken rule, or outputs that differ from the reference's
             status, reason = m["refused"]
             return {**base, "status": status, "reason": reason}
-        if m["mismatch"]:
-            return {**base, "status": "fail", "reason": m["mismatch"]}
         rows.append(_summary(lab, lab.shapes["perf"][m["index"]], m["times"], roof))
     for row in rows:
         floor_ms = row["bytes"] / (ROOF_SLACK * roof * 1e6)
@@ -264,13 +267,15 @@ def perf_check(lab: Lab, impl: str, sources: dict, timeout: float | None = None,
     if verdict["status"] == "fail" and near_bar(lab, verdict):
         again = _measure(lab, impl, sources, timeout, sweep=False)
         more = [m for m in again.get("messages", []) if m["suite"] == "perf"]
-        if len(more) == len(perf):
+        if any(n.get("refused") or n["tampered"] for n in more):
+            verdict = {**decide(lab, more, roof), "remeasured": True}  # its refusal stands
+        elif len(more) == len(perf):
             merged = [{**m, "times": {k: m["times"][k] + n["times"][k] for k in m["times"]}}
                       for m, n in zip(perf, more)]
             verdict = {**decide(lab, merged, roof), "remeasured": True}
     sweep = [_summary(lab, lab.shapes["sweep"][m["index"]], m["times"], roof)
              for m in first["messages"]
-             if m["suite"] == "sweep" and not m.get("mismatch") and not m.get("refused")]
+             if m["suite"] == "sweep" and not m.get("refused")]
     verdict.update(extra, sweep=sweep)
     if plot_dir is not None and sweep:
         verdict["plot"] = str(plot(lab, impl, sweep, roof, Path(plot_dir)))
@@ -324,15 +329,8 @@ def notebook_report(lab: Lab, impl: str, launcher, graded: bool = False):
     suite = "perf" if graded else "sweep"
     rows = []
     for index, shape in enumerate(lab.shapes[suite]):
-        times = {k: [] for k in fns}
-        for r in range(-WARMUP, ROUNDS["sweep"]):
-            inputs = check.make_inputs(lab, shape, check.seed_for(lab.id, suite, index, r),
-                                       torch.float32, "cuda")
-            for k, fn in fns.items():
-                _, outs = check.alloc_outputs(lab, shape, torch.float32, "cuda")
-                ms = timer.time(fn, *inputs.values(), *outs.values())
-                if r >= 0:
-                    times[k].append(ms)
+        times = time_rounds(lab, shape, fns, timer, ROUNDS["sweep"],
+                            lambda r, index=index: check.seed_for(lab.id, suite, index, r))
         if "reference" not in times:
             times["reference"] = times["torch"]
         rows.append(_summary(lab, shape, times, roof))

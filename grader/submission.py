@@ -8,7 +8,6 @@ point at the student's cell and line, not at ours.
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,11 +88,6 @@ class Built:
             if first <= lineno <= last:
                 return f"cell {gid}, line {lineno - first + 1}"
         return f"line {lineno}"
-
-    def rewrite(self, text: str) -> str:
-        """Replace `File ".../submission.py", line N` with the student's cell and line."""
-        pat = re.compile(rf'File "{re.escape(str(self.path))}", line (\d+)')
-        return pat.sub(lambda m: f'{self.locate(int(m.group(1)))}', text)
 
 
 def write_module(lab: Lab, sources: dict[str, str], folder: Path,

@@ -1,0 +1,89 @@
+"""The perf protocol's logic, on the CPU with a fake timer: GPU timing itself is measured by
+`make gpu-check`, never by a unit test. These pin the rules that turn times into verdicts."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from grader import bench, manifest
+
+LAB = manifest.get("lab01")
+SHAPE = {"n": 1000}
+
+
+class FakeTimer:
+    """Calls fn, records the order, and 'takes' a fixed time per function."""
+
+    def __init__(self, ms: dict):
+        self.ms, self.calls = ms, []
+
+    def time(self, fn, *args) -> float:
+        fn(*args)
+        self.calls.append(fn.__name__)
+        return self.ms[fn.__name__]
+
+
+def student(x, y, out):
+    out.copy_(x + y)
+
+
+def reference(x, y, out):
+    out.copy_(x + y)
+
+
+def test_rounds_alternate_exclude_warmup_and_draw_fresh_inputs():
+    seen = []
+
+    def spy(x, y, out):
+        seen.append(x.clone())
+        student(x, y, out)
+
+    spy.__name__ = "student"
+    timer = FakeTimer({"student": 2.0, "reference": 1.0})
+    times = bench.time_rounds(LAB, SHAPE, {"student": spy, "reference": reference}, timer, 4,
+                              lambda r: 100 + r, device="cpu")
+    assert times == {"student": [2.0] * 4, "reference": [1.0] * 4}  # warm-up not kept
+    rounds = bench.WARMUP + 4
+    assert len(timer.calls) == 2 * rounds
+    pairs = list(zip(timer.calls[::2], timer.calls[1::2]))
+    assert all(a == b[::-1] for a, b in zip(pairs, pairs[1:]))  # who goes first alternates
+    assert all(not torch.equal(a, b) for a, b in zip(seen, seen[1:]))
+
+
+def test_a_round_check_stops_the_rounds():
+    def wrong(r, outs):
+        raise bench.Refused("fail", f"round {r}: differs")
+
+    with pytest.raises(bench.Refused, match="round -3: differs"):
+        bench.time_rounds(LAB, SHAPE, {"student": student, "reference": reference},
+                          FakeTimer({"student": 1.0, "reference": 1.0}), 4, lambda r: r, wrong,
+                          device="cpu")
+
+
+def message(student_ms: float, reference_ms: float, **extra) -> dict:
+    return {"suite": "perf", "index": 0, "repeat": 0, "tampered": [], "refused": None,
+            "times": {"student": [student_ms] * 5, "reference": [reference_ms] * 5}, **extra}
+
+
+ROOF = 4000.0  # GB/s; the perf shape moves 3 GiB: the floor is about 0.77 ms
+
+
+@pytest.mark.parametrize("student_ms,status", [(0.80, "pass"), (1.00, "pass"), (1.30, "fail"),
+                                               (0.50, "impossible")])
+def test_decide_ratio_bar_and_physics_floor(student_ms, status):
+    verdict = bench.decide(LAB, [message(student_ms, 0.82)], ROOF)
+    assert verdict["status"] == status, verdict["reason"]
+
+
+def test_decide_keeps_a_refusal_and_a_tampering():
+    refused = message(0.8, 0.8, refused=["side_stream", "launched on a side stream"])
+    assert bench.decide(LAB, [refused], ROOF)["status"] == "side_stream"
+    tampered = message(0.8, 0.8, tampered=["Event.elapsed_time"])
+    assert bench.decide(LAB, [tampered], ROOF)["status"] == "tampered"
+
+
+def test_near_bar_only_just_below_it():
+    assert bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.79)], ROOF))  # 0.79
+    assert not bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.70)], ROOF))
+    assert not bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.85)], ROOF))
