@@ -2,9 +2,11 @@
 
 Two signals, both reported with the offending name:
 - at run time, a torch dispatch mode records every aten op the student's own frames run
-  during a launch (views and allocations are fine; `add`, `softmax`, `copy_` are not), and
-  counters record Triton and SourceModule launches;
-- before anything runs, a scan of the solution cells for torch/cupy compute calls.
+  during a launch (views and allocations are fine; `add`, `copy_` are not), and counters
+  record Triton and SourceModule launches;
+- before anything runs, a scan of the solution cells for library compute calls: any call into
+  torch, numpy, cupy or torch.nn.functional that is not an allocation, view or scalar type,
+  and any method call named in the generic compute list or the exercise's `forbidden_calls`.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import sys
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-# Ops a launcher may run itself: metadata, views and allocations, no arithmetic, no copies.
+# Ops a launcher may run itself: metadata, views and allocations (zero- or value-filled),
+# no arithmetic, no copies. An exercise adds its own with `allowed_ops` in lab.toml.
 ALLOWED = {
+    "zeros", "zeros_like", "zero_", "ones", "ones_like", "full", "full_like", "fill_",
+    "new_zeros", "new_ones", "new_full", "contiguous", "stride", "size", "numel",
     "view", "_unsafe_view", "reshape", "as_strided", "alias", "detach", "t", "transpose",
     "permute", "expand", "select", "slice", "unsqueeze", "squeeze", "flatten", "unflatten",
     "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "lift_fresh",
@@ -41,8 +46,9 @@ def _trusted_dirs() -> tuple[str, ...]:
 class Audit(TorchDispatchMode):
     """Collects aten ops whose first caller outside torch is not Triton or the grader."""
 
-    def __init__(self):
+    def __init__(self, allowed_ops=()):
         super().__init__()
+        self.allowed = ALLOWED | set(allowed_ops)
         self.foreign: list[str] = []
         self.trusted = _trusted_dirs()
 
@@ -57,7 +63,7 @@ class Audit(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.overloadpacket.__name__
-        if name not in ALLOWED and not self._caller_is_trusted() and len(self.foreign) < 20:
+        if name not in self.allowed and not self._caller_is_trusted() and len(self.foreign) < 20:
             self.foreign.append(f"torch.ops.aten.{name}")
         return func(*args, **(kwargs or {}))
 
@@ -69,6 +75,8 @@ class Launches:
         self.triton = 0
         self.cuda = 0
         self.side_streams = 0  # launches on a stream other than the current default one
+        self.modules: list[str] = []  # sources of the CUDA modules launched since cleared
+        self.counting_cuda = False
         self._patched = []
         try:
             from triton.runtime import interpreter, jit
@@ -84,6 +92,9 @@ class Launches:
 
         def counted(*args, **kwargs):
             setattr(counter, kind, getattr(counter, kind) + 1)
+            source = getattr(getattr(args[0], "module", None), "source", None)
+            if kind == "cuda" and isinstance(source, str) and source not in counter.modules:
+                counter.modules.append(source)
             if counter._on_side_stream(kind, kwargs):
                 counter.side_streams += 1
             return original(*args, **kwargs)
@@ -104,29 +115,57 @@ class Launches:
         if function_cls is None or "__call__" not in vars(function_cls):
             return False
         self._wrap(function_cls, "__call__", "cuda")
+        self.counting_cuda = True
         return True
 
     def intact(self) -> bool:
         return all(getattr(cls, attr) is fn for cls, attr, fn in self._patched)
 
 
-# Compute a launcher must not call instead of launching its kernel.
-_COMPUTE = re.compile(
-    r"\b(?:torch\.(?:nn\.functional\.\w+|softmax|log_softmax|add|sub|mul|div|exp|sum|max|amax|"
-    r"where|matmul|mm|bmm|einsum|clone|cat|stack|special\.\w+|ops\.\w+)|F\.\w+|cupy|cublas|"
-    r"cp\.\w+)\s*\(|(?<!tl)(?<!np)(?<!math)\.(?:softmax|copy_|add_|exp|sum|amax|max|clone|fill_|index_put_)\s*\(")
+# Calls into a library that are fine in a launcher: allocation, metadata, scalar types.
+ALLOWED_CALLS = {
+    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
+    "full_like", "tensor", "as_strided", "device", "dtype", "Size", "is_tensor",
+    "is_floating_point",    "finfo", "iinfo", "get_device", "Generator", "manual_seed", "cuda.current_stream",
+    "cuda.synchronize", "cuda.is_available", "cuda.get_device_properties",
+    "cuda.device",
+    "uintp", "intp", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "array", "prod", "errstate",
+}
+# Tensor methods that compute: a launcher that calls one is doing the kernel's work itself.
+COMPUTE_METHODS = {
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "exp", "exp_", "log", "sum",
+    "mean", "max", "min", "amax", "amin", "clamp", "clamp_", "clip", "copy_", "clone",
+    "index_put_", "matmul", "mm", "bmm", "sqrt", "rsqrt", "pow", "neg", "abs", "where",
+    "cumsum", "sort", "topk", "relu", "sigmoid", "tanh", "masked_fill", "masked_fill_",
+    "scatter", "scatter_", "gather",
+}
+_LIBRARY_CALL = re.compile(
+    r"(?<![\w.])(torch\.nn\.functional|torch|numpy|np|cupy|cp|F)\.([A-Za-z_][\w.]*)\s*\(")
+_METHOD_CALL = re.compile(r"(?<![\s(,=])\.([A-Za-z_]\w*)\s*\(")
+_PREFIXES_OK = ("tl.", "triton.", "math.", "self.", "np.", "os.", "libdevice.")
 
 
-def static_scan(sources: dict[str, str]) -> list[str]:
-    """`cell X, line N: torch.softmax(` for every compute call in the solution cells."""
+def static_scan(sources: dict[str, str], forbidden_calls=()) -> list[str]:
+    """`cell X, line N: torch.softmax(` for every library compute call in the solution cells
+    (lines inside a triple-quoted string, the CUDA source, are skipped)."""
+    methods = COMPUTE_METHODS | set(forbidden_calls)
     found = []
     for gid, src in sources.items():
         for number, line in enumerate(src.splitlines(), 1):
             code = line.split("#", 1)[0]
-            if '"""' in src and _inside_string(src, line):
-                continue  # CUDA C source text
-            for m in _COMPUTE.finditer(code):
-                found.append(f"cell {gid}, line {number}: {m.group(0).strip()}")
+            if ('"""' in src or "'''" in src) and _inside_string(src, line):
+                continue
+            for m in _LIBRARY_CALL.finditer(code):
+                name = m.group(2)
+                if m.group(1) in ("F", "torch.nn.functional") or (
+                        name not in ALLOWED_CALLS and name.split(".")[-1] not in ALLOWED_CALLS):
+                    found.append(f"cell {gid}, line {number}: {m.group(0).strip()}")
+            for m in _METHOD_CALL.finditer(code):
+                before = code[: m.start() + 1].rstrip()
+                if m.group(1) in methods and not before.endswith(_PREFIXES_OK) and \
+                        not any(code[: m.start()].endswith(p[:-1]) for p in _PREFIXES_OK):
+                    found.append(f"cell {gid}, line {number}: .{m.group(1)}(")
     return found
 
 

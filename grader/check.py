@@ -1,8 +1,9 @@
-"""Correctness: inputs, guarded outputs, the oracle, and comparisons that teach.
+"""Correctness material: inputs, guarded outputs, the oracle, and comparisons that teach.
 
 Every case draws fresh inputs from a seed mixed with the grading secret, pre-fills outputs
-with NaN inside guard regions, and compares in float64 on the host. The functions here are
-pure: the runner uses them outside the student's process, the notebook inside it.
+with NaN (a sentinel for integers) inside guard regions, and compares in float64 on the host.
+The functions here are pure: the parent uses them to prepare and judge, the notebook to give
+instant feedback. What a lab's inputs look like comes from its manifest (docs/lab-toml.md).
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.manifest import Lab
+from grader.manifest import INTEGER_DTYPES, Exercise
 
 SECRET_ENV = "TCLAB_SECRET_SEED"
 # Elements of guard before and after every output: larger than any sane BLOCK_SIZE, so an
 # unmasked block that runs past the end lands in the guard, not in someone else's memory.
 GUARD = 16384
-# A float32 bit pattern a kernel does not produce by accident; compared bit for bit.
-GUARD_BITS = 0x7F7A5A5A  # 3.33e38, just below FLT_MAX
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+# Guard bytes: as float32 3.3e15, as fp16 203.25, as bf16 1.5e16, as uint8 90; a kernel that
+# writes past its output changes them. Compared bit for bit.
+GUARD_BYTE = 0x5A
+# Unwritten integer outputs hold this; a float output holds NaN.
+INT_SENTINEL = {"uint8": 0xA5, "int8": -91, "int32": -1515870811}
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "uint8": torch.uint8, "int8": torch.int8, "int32": torch.int32}
 MAX_REPORTED = 5
 
 
@@ -30,6 +35,7 @@ class Case:
     suite: str
     index: int
     shape: dict
+    dtype: str
     seed: int
 
 
@@ -37,72 +43,115 @@ def secret() -> str:
     return os.environ.get(SECRET_ENV, "")
 
 
-def seed_for(lab_id: str, suite: str, index: int, round_: int = 0,
+def seed_for(key: str, suite: str, index: int, round_: int = 0,
              secret_: str | None = None) -> int:
     """A 63-bit seed; without the secret anyone can reproduce it, with it nobody can."""
-    text = f"{lab_id}/{suite}/{index}/{round_}/{secret() if secret_ is None else secret_}"
+    text = f"{key}/{suite}/{index}/{round_}/{secret() if secret_ is None else secret_}"
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
 
 
-def cases(lab: Lab, suite: str, secret_: str | None = None) -> list[Case]:
+def cases(ex: Exercise, suite: str, dtype: str, secret_: str | None = None) -> list[Case]:
     """The suite's shapes, then its last shape again with other data: a launcher that caches
     or replays outputs by shape fails the repeat."""
-    shapes = list(lab.shapes[suite])
+    shapes = list(ex.shapes[suite])
     if shapes and suite in ("public", "hidden", "gpu"):
         shapes.append(shapes[-1])
-    return [Case(suite, i, dict(shape), seed_for(lab.id, suite, i, secret_=secret_))
+    return [Case(suite, i, dict(shape), dtype,
+                 seed_for(f"{ex.key}/{dtype}", suite, i, secret_=secret_))
             for i, shape in enumerate(shapes)]
 
 
-def make_inputs(lab: Lab, shape: dict, seed: int, dtype: torch.dtype, device: str = "cpu"):
-    """Fresh inputs for one case: standard normal times `scale`, never zeros or ramps.
+def _draw(opts: dict, dims: list[int], dtype: str, gen: torch.Generator,
+          device: str) -> torch.Tensor:
+    """Values of one input: never zeros, never a ramp. Drawn in float32 (every graded dtype
+    fits in it) on the device that will use them: perf inputs are gigabytes."""
+    dist = opts.get("dist", "randint" if dtype in INTEGER_DTYPES else "normal")
+    if dist == "randint":
+        info = torch.iinfo(DTYPES[dtype])
+        low, high = int(opts.get("low", info.min)), int(opts.get("high", info.max + 1))
+        return torch.randint(low, high, dims, generator=gen, dtype=torch.int64,
+                             device=device).to(DTYPES[dtype])
+    if dist == "uniform":
+        low, high = float(opts.get("low", 0.0)), float(opts.get("high", 1.0))
+        base = torch.rand(*dims, generator=gen, device=device) * (high - low) + low
+    else:
+        base = torch.randn(*dims, generator=gen, device=device) * float(opts.get("scale", 1.0))
+    return base.to(DTYPES[dtype])
 
-    A `row_stride` in the shape makes 2-D inputs padded views (stride(0) > n_cols), so a kernel
-    that assumes contiguous rows reads the padding and fails.
-    """
+
+def _fill_value(dtype: str):
+    return INT_SENTINEL[dtype] if dtype in INTEGER_DTYPES else float("nan")
+
+
+def _lay_out(values: torch.Tensor, opts: dict, dtype: str) -> torch.Tensor:
+    """The same values in the layout the case asks for; unused storage holds NaN/sentinel."""
+    layout = opts.get("layout", "contiguous")
+    dims = list(values.shape)
+    if layout == "padded" and len(dims) >= 2:
+        storage = torch.full(dims[:-1] + [dims[-1] + int(opts.get("pad", 1))],
+                             _fill_value(dtype), dtype=values.dtype, device=values.device)
+        view = storage[..., : dims[-1]]
+    elif layout == "transposed" and len(dims) >= 2:
+        storage = torch.full(dims[:-2] + [dims[-1], dims[-2]], _fill_value(dtype),
+                             dtype=values.dtype, device=values.device)
+        view = storage.transpose(-1, -2)
+    elif layout == "offset":
+        storage = torch.full([values.numel() + 1], _fill_value(dtype), dtype=values.dtype,
+                             device=values.device)
+        view = storage[1:].view(dims)
+    else:
+        return values.contiguous()
+    view.copy_(values)
+    return view
+
+
+def input_dtype(ex: Exercise, tensor, dtype: str) -> str:
+    return tensor.options.get("dtype", dtype)
+
+
+def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
+                device: str = "cpu") -> dict[str, torch.Tensor]:
+    """Fresh inputs for one case in the layouts the shape entry asks for."""
     gen = torch.Generator(device=device).manual_seed(seed)
-    scale = float(shape.get("scale", 1.0))
     out = {}
-    for t in lab.inputs:
-        dims = [shape[d] for d in t.shape]
-        stride = shape.get("row_stride")
-        if stride and len(dims) == 2:
-            base = torch.randn(dims[0], stride, generator=gen, device=device, dtype=torch.float32)
-            base = (base * scale).to(dtype)
-            out[t.name] = base[:, : dims[1]]
-        else:
-            base = torch.randn(*dims, generator=gen, device=device, dtype=torch.float32)
-            out[t.name] = (base * scale).to(dtype)
+    for t in ex.inputs:
+        opts = ex.input_options(t, shape)
+        dt = opts.get("dtype", dtype)
+        values = _draw(opts, [int(shape[d]) for d in t.shape], dt, gen, device)
+        out[t.name] = _lay_out(values, opts, dt)
     return out
 
 
-def oracle(lab: Lab, inputs: dict) -> dict:
+def oracle(ex: Exercise, inputs: dict, shape: dict) -> dict[str, torch.Tensor]:
     """The expected outputs in float64 (on the host), from the manifest's expression."""
     env = {name: t.detach().to("cpu", torch.float64) for name, t in inputs.items()}
-    result = eval(lab.oracle, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
-    if len(lab.outputs) == 1:
+    env.update(ex.param_values(shape))
+    result = eval(ex.oracle, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
+    if len(ex.outputs) == 1:
         result = (result,)
-    return {t.name: r for t, r in zip(lab.outputs, result)}
+    return {t.name: torch.as_tensor(r, dtype=torch.float64).reshape(
+        [int(shape[d]) for d in t.shape]) for t, r in zip(ex.outputs, result)}
 
 
-def guard_fill(buf: torch.Tensor) -> None:
-    if buf.dtype == torch.float32:
-        buf.view(torch.int32).fill_(GUARD_BITS)
-    else:
-        buf.fill_(-12345.0)  # exactly representable in fp16 and bf16
+def output_dtype(tensor, dtype: str) -> str:
+    return tensor.options.get("dtype", dtype)
 
 
-def alloc_outputs(lab: Lab, shape: dict, dtype: torch.dtype, device: str = "cpu"):
-    """Guarded, NaN-poisoned outputs: returns ({name: flat buffer}, {name: view handed out})."""
+def _guard_fill(buf: torch.Tensor) -> None:
+    buf.view(torch.uint8).fill_(GUARD_BYTE)
+
+
+def alloc_outputs(ex: Exercise, shape: dict, dtype: str, device: str = "cpu"):
+    """Guarded, poisoned outputs: returns ({name: flat buffer}, {name: view handed out})."""
     buffers, views = {}, {}
-    for t in lab.outputs:
-        dims = [shape[d] for d in t.shape]
-        numel = lab.numel(t, shape)
-        buf = torch.empty(GUARD + numel + GUARD, dtype=dtype, device=device)
-        guard_fill(buf)
-        buf[GUARD : GUARD + numel] = float("nan")
+    for t in ex.outputs:
+        dt = output_dtype(t, dtype)
+        numel = ex.numel(t, shape)
+        buf = torch.empty(GUARD + numel + GUARD, dtype=DTYPES[dt], device=device)
+        _guard_fill(buf)
+        buf[GUARD : GUARD + numel] = _fill_value(dt)
         buffers[t.name] = buf
-        views[t.name] = buf[GUARD : GUARD + numel].view(*dims)
+        views[t.name] = buf[GUARD : GUARD + numel].view([int(shape[d]) for d in t.shape])
     return buffers, views
 
 
@@ -114,21 +163,28 @@ def _index(flat: int, dims: list[int]) -> tuple[int, ...]:
     return tuple(reversed(idx))
 
 
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
 def _guard_damage(buf: torch.Tensor, numel: int) -> list[int]:
     """Offsets (relative to the output's first element) of guard elements that changed."""
     expect = torch.empty_like(buf)
-    guard_fill(expect)
-    bits = torch.int16 if buf.element_size() == 2 else torch.int32
+    _guard_fill(expect)
+    bits = _BITS[buf.element_size()]
     same = buf.view(bits) == expect.view(bits)
     same[GUARD : GUARD + numel] = True
-    bad = (~same).nonzero().flatten().tolist()
-    return [b - GUARD for b in bad]
+    return [b - GUARD for b in (~same).nonzero().flatten().tolist()]
 
 
-def compare(lab: Lab, shape: dict, name: str, buf: torch.Tensor, expected: torch.Tensor,
-            dtype_name: str) -> str | None:
-    """None when the output is right, else a message that names the shape and the first errors."""
-    where = f"{lab.id} [{lab.describe(shape)}] {name}"
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: torch.Tensor,
+            impl: str) -> str | None:
+    """None when the output is right, else a message that names the case and the first errors,
+    with advice in the language of `impl`."""
+    where = f"{ex.key} [{ex.describe(case.shape, case.dtype)}] {name}"
     numel = expected.numel()
     dims = list(expected.shape)
     buf = buf.detach().to("cpu")
@@ -136,32 +192,45 @@ def compare(lab: Lab, shape: dict, name: str, buf: torch.Tensor, expected: torch
     if damage:
         first, before = damage[0], sum(1 for d in damage if d < 0)
         if first < 0:
-            pos = f"{-first} elements before its start"
+            pos = f"{_plural(-first, 'element')} before its start"
         elif first == numel:
             pos = f"right after its last element (flat index {first})"
         else:
-            pos = f"{first - numel} elements after its end (flat index {first})"
-        return (f"{where}: out-of-bounds write: {len(damage)} elements outside the output "
-                f"({numel} elements) were changed, {before} before its start and "
-                f"{len(damage) - before} after its end; the first at {pos}. "
-                "Mask the loads and stores of the last block.")
-    got = buf[GUARD : GUARD + numel].to(torch.float64).view(*dims)
-    atol, rtol = lab.tolerances[dtype_name]
-    if torch.isnan(got).all() and numel > 0:
-        return (f"{where}: never written: every element is still the NaN it was filled with. "
-                "Does the launcher launch the kernel, and does the kernel store to the output?")
+            pos = f"{_plural(first - numel + 1, 'element')} past its end (flat index {first})"
+        advice = ("Mask the loads and stores of the last block (mask=offs < n)."
+                  if impl == "triton" else
+                  "Guard every store with the bounds check (if (i < n)) — the last block has "
+                  "threads past the end.")
+        return (f"{where}: out-of-bounds write: {_plural(len(damage), 'element')} outside the "
+                f"output ({_plural(numel, 'element')}) were changed, {before} before its start "
+                f"and {len(damage) - before} after its end; the first {pos}. {advice}")
+    dt = case.dtype if buf.dtype == DTYPES.get(case.dtype) else str(buf.dtype)[6:]
+    unwritten_value = _fill_value(dt) if dt in DTYPES else float("nan")
+    region = buf[GUARD : GUARD + numel]
+    if dt in INTEGER_DTYPES:
+        never = region == unwritten_value
+    else:
+        never = torch.isnan(region.to(torch.float64))
+    got = region.to(torch.float64).view(*dims)
+    if numel > 0 and bool(never.all()) and not bool(torch.isnan(expected).all()):
+        call = ("Does the launcher launch the kernel, and does the kernel tl.store to the output?"
+                if impl == "triton" else
+                "Does the launcher call the kernel, and does the kernel write to the output?")
+        return f"{where}: never written: every element still holds the fill value. {call}"
+    atol, rtol = ex.tolerances.get(case.dtype, (0.0, 0.0))
     close = (got - expected).abs() <= atol + rtol * expected.abs()
-    close |= torch.isinf(expected) & (got == expected)
+    close |= (got == expected)  # infinities and exact integers
+    close |= torch.isnan(expected) & torch.isnan(got)  # NaN where the oracle has NaN
     if bool(close.all()):
         return None
     bad = (~close).flatten().nonzero().flatten()
     rows = []
     for flat in bad[:MAX_REPORTED].tolist():
-        idx = _index(flat, dims)
-        rows.append(f"{name}{list(idx)}: got {got.flatten()[flat].item():.7g}, "
+        idx = list(_index(flat, dims))
+        rows.append(f"{name}{idx}: got {got.flatten()[flat].item():.7g}, "
                     f"expected {expected.flatten()[flat].item():.7g}")
-    unwritten = int(torch.isnan(got).sum())
-    hint = f" ({unwritten} are NaN: never written, or inf/inf?)" if unwritten else ""
+    unwritten = int(never.sum())
+    hint = f" ({unwritten} never written)" if unwritten else ""
     return (f"{where}: {bad.numel()} of {numel} elements differ{hint} "
             f"(atol={atol:g}, rtol={rtol:g}); first {len(rows)}:\n    " + "\n    ".join(rows))
 
@@ -188,11 +257,16 @@ def mutated(before: dict, after: dict) -> str | None:
 
 
 def to_device(t: torch.Tensor, device: str) -> torch.Tensor:
-    """A copy on `device` with the same strides; padding between rows is NaN, not zeros."""
-    if t.device.type == torch.device(device).type and t.is_contiguous():
+    """A copy on `device` with the same strides and storage offset; unused storage is NaN (or
+    the integer sentinel), not zeros."""
+    if t.device.type == torch.device(device).type and t.is_contiguous() and \
+            t.storage_offset() == 0:
         return t.clone()
-    extent = 1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride())) if t.numel() else 0
-    flat = torch.full((max(extent, 1),), float("nan"), dtype=t.dtype, device=device)
-    out = flat.as_strided(t.shape, t.stride())
+    offset = t.storage_offset()
+    extent = offset + (1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
+                       if t.numel() else 0)
+    fill = float("nan") if t.is_floating_point() else -1
+    flat = torch.full((max(extent, 1),), fill, dtype=t.dtype, device=device)
+    out = flat.as_strided(t.shape, t.stride(), offset)
     out.copy_(t)
     return out

@@ -1,6 +1,7 @@
-"""`tclab`: check submissions, benchmark, regenerate the student release.
+"""`tclab`: check submissions, scaffold and release labs.
 
-    tclab check [LAB ...] [--submission solutions|exercises|PATH] [--device auto|cpu|gpu]
+    tclab check [LAB ...] [--submission solutions|exercises|PATH] [--device auto|cpu|gpu] [-v]
+    tclab new labNN_<op>
     tclab release [--check]
 """
 
@@ -13,37 +14,44 @@ from pathlib import Path
 
 from grader import device as dev
 from grader import grading, manifest, paths, release
+from grader.judge.verdict import Grade
 
 
-def _table(results: list[dict], device: str):
+def _perf_cells(grade: Grade) -> tuple[str, str, str]:
+    worst = grade.worst_perf
+    if worst is None:
+        return "-", "-", "-"
+    p = worst.perf
+    if "ratio" in p:
+        verdict = "pass" if worst.status == "pass" else "[red]FAIL[/]"
+        roof = f"{p['roof_pct']:.0f}%" if p.get("roof_pct") is not None else "-"
+        dtype = f" ({worst.dtype})" if len(grade.perf) > 1 else ""
+        return f"{p['gbps']:.0f}", roof, f"{p['ratio']:.2f}{dtype} {verdict}"
+    if worst.status == "skipped":
+        return "-", "-", worst.reason.removeprefix("skipped: ")
+    return "-", "-", f"[red]{worst.status}[/]"
+
+
+def _table(grades: list[Grade], device: str):
     from rich.table import Table
 
     table = Table(title=f"tclab check ({device})")
-    for col in ("lab", "impl", "shapes", "correct", "GB/s", "% of roof", "ratio to ref"):
+    for col in ("exercise", "impl", "cases", "correct", "GB/s", "% of roof", "ratio to ref"):
         table.add_column(col, no_wrap=True)
-    for r in results:
-        perf = r.get("perf", {})
-        if perf.get("status") in ("pass", "fail") and "ratio" in perf:
-            verdict = "pass" if perf["status"] == "pass" else "[red]FAIL[/]"
-            cells = (f"{perf['gbps']:.0f}", f"{perf['roof_pct']:.0f}%",
-                     f"{perf['ratio']:.2f} {verdict}")
-        elif perf.get("status") == "skipped":
-            cells = ("-", "-", perf["reason"].removeprefix("skipped: "))
-        else:
-            cells = ("-", "-", f"[red]{perf['status']}[/]" if perf else "-")
-        correct = "[green]yes[/]" if r["correct"] else f"[red]{r['status']}[/]"
-        table.add_row(r["lab"], r["impl"], f"{r['passed']}/{r['total']}", correct, *cells)
+    for g in grades:
+        correct = "[green]yes[/]" if g.correct else f"[red]{g.status}[/]"
+        table.add_row(g.exercise, g.impl, f"{g.passed}/{g.total}", correct, *_perf_cells(g))
     return table
 
 
-def _notes(results: list[dict]) -> list[str]:
-    """One line per implementation: why it failed, or the perf verdict, or why perf was skipped."""
-    lines = []
-    for r in results:
-        perf = r.get("perf", {})
-        reason = r["reason"] if not r["correct"] else perf.get("reason", r["reason"])
-        lines.append(f"{r['lab']} {r['impl']}: {reason}")
-    return lines
+def _note(grade: Grade) -> str:
+    """One line per implementation: why it failed, or the perf verdict, or why perf was
+    skipped."""
+    if not grade.correct:
+        return f"{grade.exercise} {grade.impl}: {grade.reason}"
+    perf = "; ".join(f"{v.dtype}: {v.reason}" if len(grade.perf) > 1 else v.reason
+                     for v in grade.perf)
+    return f"{grade.exercise} {grade.impl}: {grade.reason}" + (f"; {perf}" if perf else "")
 
 
 def cmd_check(args) -> int:
@@ -54,36 +62,50 @@ def cmd_check(args) -> int:
     device = dev.resolve(args.device)
     dev.use(device)
     labs = manifest.select(args.labs)
-    results, failed = [], False
+    grades: list[Grade] = []
+    jobs = [(lab, ex, impl) for lab in labs for ex in lab.exercises for impl in ex.impls]
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("checking", total=sum(len(lab.impls) for lab in labs))
-        for lab in labs:
+        task = progress.add_task("checking", total=len(jobs))
+        for lab, ex, impl in jobs:
+            progress.update(task, description=f"{ex.key} {impl}")
             try:
                 path = grading.resolve_submission(lab, args.submission)
             except ValueError as exc:
-                console.print(f"[red]{exc}[/]")
-                return 2
-            for impl in lab.impls:
-                progress.update(task, description=f"{lab.id} {impl}")
-                (result,) = grading.grade_notebook(lab, path, device, impls=[impl],
-                                                   timeout=args.timeout,
-                                                   plot_dir=Path(args.plots))
-                results.append(result)
-                failed |= not grading.ok(result)
-                progress.advance(task)
-    console.print(_table(results, device))
-    for line in _notes(results):
-        console.print(line, markup=False, highlight=False)
-    for r in results:
-        if not r["correct"]:
-            details = next((c.get("details") for c in r["checks"] if c["status"] != "pass"), None)
-            if details and args.verbose:
-                console.print(f"[bold]{r['lab']} {r['impl']}[/]\n{details}", markup=False)
+                grades.append(grading.unreadable(ex, impl, device, exc))
+            else:
+                grades += grading.grade_notebook(lab, path, device, impls=[impl],
+                                                 exercises=[ex.name], timeout=args.timeout,
+                                                 plot_dir=Path(args.plots))
+            progress.advance(task)
+    console.print(_table(grades, device))
+    for g in grades:
+        console.print(_note(g), markup=False, highlight=False)
+        bad = g.first_failure
+        if args.verbose and bad is not None and bad.details and bad.details.strip() != bad.reason:
+            console.print(f"{g.exercise} {g.impl}", style="bold", markup=False)
+            console.print(bad.details, markup=False, highlight=False)
     out = Path(args.results)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"device": device, "results": results}, indent=1))
-    console.print(f"results: {out}")
-    return 1 if failed else 0
+    out.write_text(json.dumps({"device": device, "results": [g.to_dict() for g in grades]},
+                              indent=1))
+    console.print(f"results: {out}", markup=False)
+    return 0 if all(g.ok for g in grades) else 1
+
+
+def cmd_new(args) -> int:
+    from grader import scaffold
+
+    try:
+        written = scaffold.new(args.lab_id, title=args.title)
+    except scaffold.ScaffoldError as exc:
+        print(f"tclab new: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path.relative_to(paths.ROOT)}")
+    print(f"\nnext: fill in labs/{args.lab_id}/ (the notebook's solution cells, lab.toml's "
+          f"oracle and shapes) and reference/{args.lab_id}/, then `tclab release` and "
+          f"`tclab check {args.lab_id} --submission solutions`")
+    return 0
 
 
 def cmd_release(args) -> int:
@@ -116,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--plots", default="results", help="folder for the bandwidth plots (GPU)")
     p.add_argument("-v", "--verbose", action="store_true", help="print full failure details")
     p.set_defaults(func=cmd_check)
+    p = sub.add_parser("new", help="scaffold labs/labNN_<op>/ and reference/labNN_<op>/")
+    p.add_argument("lab_id", help="labNN_<op>, e.g. lab13_scale")
+    p.add_argument("--title", default=None, help="the lab's title (default: from the op)")
+    p.set_defaults(func=cmd_new)
     p = sub.add_parser("release", help="regenerate exercises/ from labs/")
     p.add_argument("labs", nargs="*")
     p.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")

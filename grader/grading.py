@@ -1,14 +1,26 @@
-"""One submission, every check: correctness suites then performance, each in its own process.
+"""One submission, every check, decided outside the student's process.
 
-Shared by `tclab check`, the pytest suite and the nbgrader regrade, so they agree.
+For each exercise and implementation: correctness in each dtype (one worker process per
+dtype), a memcheck launch on a GPU, then performance on a GPU (one worker for every perf
+dtype). Each check's evidence goes to its judge's `decide()`. Shared by `tclab check`, the
+pytest suite and the nbgrader regrade, so they agree.
 """
 
 from __future__ import annotations
 
+import secrets
+import shutil
+import tempfile
 from pathlib import Path
 
-from grader import runner, submission
-from grader.manifest import Lab
+import torch
+
+from grader import audit, bench, runner, submission
+from grader.judge import correctness, memcheck, perf
+from grader.judge.verdict import Grade, Outcome, Verdict
+from grader.manifest import Exercise, Lab
+
+CPU_CUDA_ENV = {"TCLAB_CUDA_CHECKED": "1"}  # the CPU backend bounds-checks every read
 
 
 def suites_for(device: str, hidden: bool = True) -> list[str]:
@@ -21,64 +33,194 @@ def resolve_submission(lab: Lab, where: str) -> Path:
     if where == "solutions":
         return lab.source
     if where == "exercises":
-        return lab.exercise
+        return lab.exercise_path
     path = Path(where)
     if path.is_dir():
-        for candidate in (path / lab.id / f"{lab.id}.ipynb", path / f"{lab.id}.ipynb",
+        for candidate in (lab.release_path(path), path / lab.notebook_name,
                           path / f"{lab.id}.py"):
             if candidate.exists():
                 return candidate
-        raise submission.SubmissionError(f"{path}: no {lab.id}.ipynb in it or in {lab.id}/")
+        raise submission.SubmissionError(f"{path}: no {lab.notebook_name} in it or in "
+                                         f"{lab.id}/")
     return path
 
 
-def grade_impl(lab: Lab, impl: str, sources: dict[str, str], device: str,
-               hidden: bool = True, perf: bool = True, timeout: float | None = None,
-               plot_dir: Path | None = None) -> dict:
-    """Correctness (public, hidden and GPU-sized shapes: one process), a memcheck launch on a
-    GPU, then performance on a GPU."""
-    checks = [runner.check_submission(lab, impl, sources, suites_for(device, hidden), device,
-                                      timeout=timeout)]
-    if device == "gpu" and hidden and all(v["status"] == "pass" for v in checks):
-        v = runner.memcheck_submission(lab, impl, sources, timeout=timeout)
-        checks.append(v)
-    correct = all(v["status"] in ("pass", "skipped") for v in checks)
-    result = {"lab": lab.id, "impl": impl, "device": device, "correct": correct,
-              "checks": checks, "passed": sum(v.get("passed", 0) for v in checks),
-              "total": sum(v.get("total", 0) for v in checks)}
-    if not correct:
-        bad = next(v for v in checks if v["status"] not in ("pass", "skipped"))
-        result["status"], result["reason"] = bad["status"], bad["reason"]
-    else:
-        result["status"], result["reason"] = "pass", f"{result['passed']} shapes correct"
+def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
+                      device: str, dtype: str, timeout: float | None = None) -> Verdict:
+    """One dtype's correctness, in one worker process, stopping at the first wrong case."""
+    scan = audit.static_scan(sources, ex.forbidden_calls)
+    prepared = correctness.prepare(ex, suites, dtype)
+    if scan or not prepared:
+        return correctness.decide(ex, impl, dtype, device, prepared, [], Outcome(), scan)
+    cpu_cuda = device == "cpu" and impl == "cuda"
+    judged: list[correctness.CaseVerdict] = []
+    with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
+        tmp = Path(tmp)
+        requests = []
+        for p in prepared:
+            file = tmp / f"case{p.case.index}.pt"
+            torch.save(p.inputs, file)
+            requests.append({"index": p.case.index, "shape": p.case.shape, "file": str(file),
+                             "result": str(tmp / f"result{p.case.index}.pt")})
+
+        def on_case(msg) -> bool:
+            index = len(judged)
+            if msg.event != "case" or msg.index != index:
+                return True  # out-of-order or forged messages are ignored
+            saved = torch.load(tmp / f"result{index}.pt")
+            result = correctness.Result(saved["outputs"], saved["inputs"],
+                                        saved.get("schedules", {}))
+            judged.append(correctness.judge_case(ex, impl, prepared[index], msg, result))
+            return judged[-1].ok
+
+        # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
+        # faults and names the kernel; on a GPU, memcheck does that job), and every launch
+        # runs a second time with each block's threads in reverse order.
+        request = runner.Request(
+            lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode="check",
+            sources=sources, workdir=str(tmp), seed_salt=secrets.token_hex(16), dtype=dtype,
+            cases=requests, schedules=["reverse"] if cpu_cuda else [])
+        outcome = runner.run(request, timeout, on_case, env=CPU_CUDA_ENV if cpu_cuda else None)
+    return correctness.decide(ex, impl, dtype, device, prepared, judged, outcome)
+
+
+def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
+                   timeout: float | None = None) -> Verdict:
+    """One launch on a small tail shape under compute-sanitizer (GPU only)."""
+    dtype = ex.dtypes[0]
+    prepared = correctness.prepare(ex, ["public"], dtype)
+    p = prepared[1 if len(prepared) > 2 else 0]
+    tool = shutil.which(memcheck.SANITIZER)
+    if tool is None:
+        return Verdict(check="memcheck", status="skipped", exercise=ex.key, impl=impl,
+                       dtype=dtype, device="gpu", reason=f"skipped: {memcheck.SANITIZER} "
+                       "not found")
+    with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
+        tmp = Path(tmp)
+        torch.save(p.inputs, tmp / "case.pt")
+        request = runner.Request(
+            lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="check",
+            sources=sources, workdir=str(tmp), seed_salt=secrets.token_hex(16), dtype=dtype,
+            cases=[{"index": 0, "shape": p.case.shape, "file": str(tmp / "case.pt"),
+                    "result": str(tmp / "result.pt")}])
+        outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
+                             wrapper=[tool, *memcheck.FLAGS], env=memcheck.ENV)
+    return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
+
+
+def _measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
+             dtypes: list[str]) -> Outcome:
+    request = runner.Request(
+        lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="perf", sources=sources,
+        seed_salt=secrets.token_hex(16), perf={"dtypes": dtypes, "repeat": 1, "sweep": sweep})
+    return runner.run(request, timeout)
+
+
+def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
+               plot_dir: Path | None = None) -> list[Verdict]:
+    """One perf verdict per benchmarked dtype; a result within 5% below the bar is measured
+    again and decided on all its rounds together; the sweep (first dtype) makes the plot."""
+    roof = bench.copy_roof()["gbps"]
+    info = {"gpu": bench.device_info()}
+    first = _measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
+    if first.error is not None or first.timed_out:
+        err = first.error
+        reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
+            f"killed after {first.timeout:g} s"
+        status = "timeout" if err is None else (
+            err.kind if err.kind in ("tampered", "compile_error") else "exception")
+        return [Verdict(check="perf", status=status, reason=reason, exercise=ex.key, impl=impl,
+                        dtype=dt, device="gpu", details=err.message if err else first.output,
+                        seconds=first.seconds) for dt in ex.perf_dtypes]
+    verdicts = []
+    for dtype in ex.perf_dtypes:
+        verdict = perf.decide(ex, impl, dtype, first.messages, roof, info)
+        if perf.near_bar(ex, verdict):
+            again = _measure(ex, impl, sources, timeout, False, [dtype])
+            verdict = perf.decide(ex, impl, dtype, first.messages + again.messages, roof, info)
+            verdict.perf["remeasured"] = True
+        verdict.seconds = first.seconds
+        verdicts.append(verdict)
+    sweep = [bench.summary(ex, ex.shapes["sweep"][m.index], m.dtype, m.times, roof)
+             for m in first.messages if m.suite == "sweep" and not m.refused]
+    if sweep:
+        verdicts[0].perf["sweep"] = sweep
+        if plot_dir is not None:
+            from grader import plot
+
+            verdicts[0].perf["plot"] = str(plot.sweep(ex, impl, sweep, roof, Path(plot_dir)))
+    return verdicts
+
+
+def grade_exercise(ex: Exercise, impl: str, sources: dict[str, str], device: str,
+                   hidden: bool = True, perf: bool = True, timeout: float | None = None,
+                   plot_dir: Path | None = None) -> Grade:
+    grade = Grade(ex.lab_id, ex.key, impl, device)
+    for dtype in ex.dtypes:
+        verdict = correctness_check(ex, impl, sources, suites_for(device, hidden), device,
+                                    dtype, timeout)
+        grade.checks.append(verdict)
+        if not verdict.ok:
+            break  # one clear failure; the other dtypes would only repeat it
+    if device == "gpu" and hidden and grade.correct:
+        grade.checks.append(memcheck_check(ex, impl, sources, timeout))
     if not perf:
-        return result
+        return grade
+    skipped = None
     if device != "gpu":
-        result["perf"] = {"status": "skipped", "reason": "skipped: needs a GPU"}
-    elif not correct:
-        result["perf"] = {"status": "skipped", "reason": "skipped: not correct"}
+        skipped = "skipped: needs a GPU"
+    elif not grade.correct:
+        skipped = "skipped: not correct"
+    if skipped:
+        grade.perf = [Verdict(check="perf", status="skipped", reason=skipped, exercise=ex.key,
+                              impl=impl, dtype=dt, device=device) for dt in ex.perf_dtypes]
     else:
-        from grader import bench
-
-        result["perf"] = bench.perf_check(lab, impl, sources, timeout=timeout,
-                                            plot_dir=plot_dir)
-    return result
+        grade.perf = perf_check(ex, impl, sources, timeout, plot_dir)
+    return grade
 
 
-def grade_notebook(lab: Lab, path: Path, device: str, impls=None, **kw) -> list[dict]:
-    results = []
-    for impl in impls or lab.impls:
-        try:
-            sources = submission.solution_sources(lab, impl, path)
-        except submission.SubmissionError as exc:
-            results.append({"lab": lab.id, "impl": impl, "device": device, "correct": False,
-                            "status": "missing", "reason": str(exc), "checks": [],
-                            "passed": 0, "total": 0})
+def unreadable(ex: Exercise, impl: str, device: str, error: submission.SubmissionError,
+               perf: bool = True) -> Grade:
+    """The grade of a submission that could not be read: one clean verdict, no crash."""
+    grade = Grade(ex.lab_id, ex.key, impl, device)
+    grade.checks.append(Verdict(check="correctness", status=error.status, reason=str(error),
+                                exercise=ex.key, impl=impl, device=device))
+    if perf:
+        grade.perf = [Verdict(check="perf", status="skipped", reason="skipped: not correct",
+                              exercise=ex.key, impl=impl, dtype=dt, device=device)
+                      for dt in ex.perf_dtypes]
+    return grade
+
+
+def cell_names(ex: Exercise) -> dict[str, str]:
+    """How a student sees each solution cell: by what it defines."""
+    return {gid: f"the {spec.words.split(' ')[0]} cell of {spec.launcher}()"
+            for spec in ex.impls.values() for gid in spec.cells}
+
+
+def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None,
+                   **kw) -> list[Grade]:
+    """Every exercise and implementation of `lab` in the notebook at `path`; an unreadable
+    notebook or a missing cell is a verdict for what it affects, never an exception."""
+    try:
+        nb = submission.read_notebook(path)
+    except submission.SubmissionError as exc:
+        nb, error = None, exc
+    grades = []
+    for ex in lab.exercises:
+        if exercises and ex.name not in exercises:
             continue
-        results.append(grade_impl(lab, impl, sources, device, **kw))
-    return results
-
-
-def ok(result: dict) -> bool:
-    perf = result.get("perf", {"status": "skipped"})
-    return result["correct"] and perf["status"] in ("pass", "skipped")
+        for impl in impls or ex.impls:
+            if impl not in ex.impls:
+                continue
+            if nb is None:
+                grades.append(unreadable(ex, impl, device, error, kw.get("perf", True)))
+                continue
+            try:
+                sources = submission.cell_sources(nb, ex.impls[impl].cells, str(path),
+                                                  cell_names(ex))
+            except submission.SubmissionError as exc:
+                grades.append(unreadable(ex, impl, device, exc, kw.get("perf", True)))
+                continue
+            grades.append(grade_exercise(ex, impl, sources, device, **kw))
+    return grades

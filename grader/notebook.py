@@ -1,31 +1,71 @@
-"""The helpers a lab notebook calls: `check` (correctness) and `bench` (bandwidth).
+"""What a lab notebook calls: `check` (correctness) and `bench` (bandwidth).
 
-They run inside the student's kernel for instant feedback, on the same cases and with the
-same comparisons as the grader; the grade itself is decided outside the notebook (runner).
+They run inside the student's kernel for instant feedback, and decide through the same
+judge as the grader (`grader.judge`): the same cases, the same launch (`correctness.launch`),
+the same `decide()`, the library audit included. The grade itself is decided outside the
+notebook, in processes the notebook cannot touch.
+
+The setup cell imports this module first: importing it fixes the device for the kernel, so
+that without a GPU Triton runs in its interpreter whatever was imported before.
 """
 
 from __future__ import annotations
 
+import linecache
 import os
+import sys
+import traceback
 from contextlib import contextmanager, nullcontext
+from pathlib import Path
 
-import torch
-
-from grader import check as checks
 from grader import device as dev
-from grader import manifest
+from grader import interpreter
 
-# The setup cell imports this module before any kernel is defined: fix the device now, so
-# that without a GPU Triton runs in its interpreter (TRITON_INTERPRET must precede @jit).
-dev.use(dev.resolve())
+interpreter.ensure(dev.resolve())
+
+from grader import audit, manifest, paths, tamper  # noqa: E402 - after the device is fixed
+from grader.cuda import SourceModule  # noqa: E402,F401 - the setup cell's import
+from grader.judge import correctness  # noqa: E402
+from grader.judge.verdict import Outcome, Verdict  # noqa: E402
+
+_LAUNCHES: audit.Launches | None = None
+# What a solution cell must not replace, bound before any of them runs: check() then says
+# so, as the grader does (whose own copies a notebook cannot reach).
+_WATCH = tamper.Watch(dev.resolve() == "gpu")
+_OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
 
 class CheckFailed(AssertionError):
     """A failed check: its message is the whole story, no traceback needed."""
 
 
-def _not_implemented(exc: BaseException) -> bool:
-    return isinstance(exc, NotImplementedError) or "NotImplementedError" in repr(exc)
+def _launches(device: str) -> audit.Launches:
+    """One set of launch counters per kernel (each would wrap the launch functions again)."""
+    global _LAUNCHES
+    if _LAUNCHES is None:
+        from grader.worker import _cuda_function_class
+
+        _LAUNCHES = audit.Launches()
+        _LAUNCHES.watch_cuda(_cuda_function_class(device))
+    return _LAUNCHES
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception with the student's own frames only (their cells, not ours or libraries')."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith(_OURS) and "site-packages" not in f.filename]
+    lines = [f"  {Path(f.filename).name}, line {f.lineno}, in {f.name}\n    "
+             f"{(f.line or '').strip()}" for f in frames]
+    return "\n".join([*lines, *traceback.format_exception_only(exc)]).rstrip()
+
+
+def _cell_sources(launcher) -> dict[str, str]:
+    """The text of the cell that defines the launcher, for the library-call scan."""
+    code = getattr(launcher, "__code__", None)
+    if code is None:
+        return {}
+    lines = linecache.getlines(code.co_filename)
+    return {getattr(launcher, "__name__", "launcher"): "".join(lines)} if lines else {}
 
 
 @contextmanager
@@ -42,69 +82,127 @@ def _environ(**values: str):
                 os.environ[k] = v
 
 
-def check(lab_id: str, impl: str, launcher, suite: str = "public") -> None:
-    """Run `launcher` on every shape of `suite` and compare with the oracle; raise on failure.
+def _schedule(name: str):
+    return _environ(TCLAB_CUDA_SCHEDULE=name)
 
-    CUDA C without a GPU runs as the grader runs it: reads are bounds-checked, and every
-    launch runs again with each block's threads in reverse order to expose races.
-    """
-    __tracebackhide__ = True  # noqa: F841 - IPython and pytest hide this frame
+
+def _exercise(lab_id: str, launcher, exercise: str | None):
     lab = manifest.get(lab_id)
+    return lab.exercise(exercise) if exercise else \
+        lab.exercise_for_launcher(getattr(launcher, "__name__", ""))
+
+
+def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
+             exercise: str | None = None) -> list[Verdict]:
+    """One correctness verdict per dtype, decided as the grader decides; stops at the first
+    failing dtype."""
+    ex = _exercise(lab_id, launcher, exercise)
     device = dev.resolve()
-    if suite == "gpu" and device != "gpu":
-        print(f"{lab.id} {impl} [{suite}]: skipped: needs a GPU")
-        return
-    tdev = dev.torch_device(device)
-    kernel = lab.impls[impl].kernel
     cpu_cuda = impl == "cuda" and device == "cpu"
-    cases = checks.cases(lab, suite)
-
-    def launch(inputs, shape):
-        buffers, outputs = checks.alloc_outputs(lab, shape, torch.float32, tdev)
-        try:
-            launcher(*inputs.values(), *outputs.values())
-            if tdev == "cuda":
-                torch.cuda.synchronize()
-        except Exception as exc:
-            if _not_implemented(exc):
-                raise CheckFailed(f"not implemented: fill in {kernel} ({impl})") from None
-            raise
-        return buffers
-
-    def problem(buffers, expected, shape):
-        return next(filter(None, (checks.compare(lab, shape, name, buffers[name], want,
-                                                 "float32")
-                                  for name, want in expected.items())), None)
-
-    with _environ(TCLAB_CUDA_CHECKED="1") if cpu_cuda else nullcontext():
-        for case in cases:
-            inputs = {k: checks.to_device(v, tdev) for k, v in
-                      checks.make_inputs(lab, case.shape, case.seed, torch.float32).items()}
-            before = {k: v.clone() for k, v in inputs.items()}
-            expected = checks.oracle(lab, inputs)
-            found = problem(launch(inputs, case.shape), expected, case.shape)
-            found = found or checks.mutated(before, inputs)
-            if cpu_cuda and not checks.mutated(before, inputs):
-                with _environ(TCLAB_CUDA_SCHEDULE="reverse"):
-                    other = problem(launch(inputs, case.shape), expected, case.shape)
-                if (found is None) != (other is None):
-                    found = checks.race(f"{lab.id} [{lab.describe(case.shape)}]", "reverse",
-                                        found is None)
-            if found:
-                raise CheckFailed(found)
-    print(f"{lab.id} {impl} [{suite}]: {len(cases)}/{len(cases)} shapes correct "
-          f"({device}{', Triton interpreter' if impl == 'triton' and device == 'cpu' else ''})")
+    scan = audit.static_scan(_cell_sources(launcher), ex.forbidden_calls)
+    launches = _launches(device)
+    replaced = _WATCH.tampered() + ([] if launches.intact() else ["the launch counters"])
+    if replaced:
+        return [Verdict(check="correctness", status="tampered", exercise=ex.key, impl=impl,
+                        device=device, reason=f"tampered: {', '.join(replaced)}: grading "
+                        "functions must not be patched (it changes nothing: grading happens "
+                        "elsewhere)")]
+    out = []
+    for dtype in ex.dtypes:
+        prepared = correctness.prepare(ex, [suite], dtype)
+        judged, error = [], None
+        # Without a GPU, CUDA C runs as the grader runs it: reads are bounds-checked, and
+        # every launch runs again with each block's threads in reverse order.
+        with _environ(TCLAB_CUDA_CHECKED="1") if cpu_cuda else nullcontext():
+            for p in [] if scan else prepared:
+                msg, result = correctness.launch(
+                    ex, impl, launcher, p.case.shape, dtype, p.inputs, device, launches,
+                    ["reverse"] if cpu_cuda else [], _describe, p.case.index, _schedule)
+                if result is None:
+                    error = msg
+                    break
+                judged.append(correctness.judge_case(ex, impl, p, msg, result))
+                if not judged[-1].ok:
+                    break
+        out.append(correctness.decide(ex, impl, dtype, device, prepared, judged,
+                                      Outcome(error=error), scan))
+        if not out[-1].ok:
+            break
+    return out
 
 
-def bench(lab_id: str, impl: str, launcher, graded: bool = False):
-    """Bandwidth of `launcher` on the GPU, with a plot; on the CPU, says it cannot measure."""
+def check(lab_id: str, impl: str, launcher, suite: str = "public",
+          exercise: str | None = None) -> list[Verdict]:
+    """Run `launcher` on every shape of `suite` in every dtype of its exercise; raise
+    CheckFailed with the grader's own reason on the first failure."""
+    __tracebackhide__ = True  # noqa: F841 - IPython and pytest hide this frame
+    device = dev.resolve()
+    ex = _exercise(lab_id, launcher, exercise)
+    if suite == "gpu" and device != "gpu":
+        print(f"{ex.key} {impl} [{suite}]: skipped: needs a GPU")
+        return []
+    found = verdicts(lab_id, impl, launcher, suite, exercise)
+    bad = next((v for v in found if not v.ok), None)
+    if bad is not None:
+        details = bad.details if bad.details and bad.details.strip() != bad.reason else ""
+        raise CheckFailed(f"{bad.reason}\n{details}".rstrip())
+    passed = sum(v.passed for v in found)
+    how = f"{device}, Triton interpreter" if impl == "triton" and device == "cpu" else device
+    dtypes = f" in {', '.join(ex.dtypes)}" if len(ex.dtypes) > 1 else ""
+    print(f"{ex.key} {impl} [{suite}]: {passed}/{passed} shapes correct{dtypes} ({how})")
+    return found
+
+
+def bench(lab_id: str, impl: str, launcher, graded: bool = False,
+          exercise: str | None = None):
+    """Bandwidth of `launcher` on the GPU against torch, with a plot; on the CPU, says what it
+    would show and how to get it."""
     __tracebackhide__ = True  # noqa: F841
-    lab = manifest.get(lab_id)
+    ex = _exercise(lab_id, launcher, exercise)
     if dev.resolve() != "gpu":
         if graded:
-            raise CheckFailed(f"{lab.id} {impl} performance: not graded: needs a GPU")
-        print(f"{lab.id} {impl} performance: skipped: needs a GPU")
+            raise CheckFailed(f"{ex.key} {impl} performance: not graded: needs a GPU")
+        largest = ex.describe(ex.shapes["sweep"][-1]) if ex.shapes["sweep"] else "large sizes"
+        print(f"{ex.key} {impl} performance: skipped: needs a GPU. On a GPU this cell times "
+              f"your kernel against torch from L2-resident sizes up to [{largest}], in GB/s and "
+              "% of the copy roof, with a plot (set one up with the README's conda route).")
         return None
     from grader import bench as timing
+    from grader import plot
+    from grader.judge import perf
+    from grader.judge.verdict import Message
 
-    return timing.notebook_report(lab, impl, launcher, graded=graded)
+    roof = timing.copy_roof()["gbps"]
+    timer = timing.Timer()
+    dtype = ex.perf_dtypes[0]
+    fns = {"student": launcher, "torch": timing.baseline_op(ex)}
+    if graded:
+        from grader import reference
+
+        fns["reference"] = reference.load(ex, impl)
+    suite = "perf" if graded else "sweep"
+    rows, messages = [], []
+    for index, shape in enumerate(ex.shapes[suite]):
+        times = timing.time_rounds(ex, shape, dtype, fns, timer, timing.ROUNDS["sweep"],
+                                   lambda r, index=index: index * 1000 + r)
+        messages.append(Message(event="perf", suite="perf", index=index, dtype=dtype,
+                                times=times))
+        rows.append(timing.summary(ex, shape, dtype, times, roof))
+    print(f"{ex.key} {impl} ({dtype}): copy roof {roof:.0f} GB/s")
+    for row in rows:
+        print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.0f} GB/s  "
+              f"{row['roof_pct']:5.1f}% of roof  torch {row['torch_gbps']:7.0f} GB/s  "
+              f"{row['student_ms']:.3f} ms")
+    if not graded:
+        try:
+            from IPython.display import Image, display
+
+            display(Image(filename=str(plot.sweep(ex, impl, rows, roof,
+                                                  paths.CACHE / "plots"))))
+        except ImportError:
+            pass
+        return rows
+    verdict = perf.decide(ex, impl, dtype, messages, roof)
+    if not verdict.ok:
+        raise CheckFailed(f"{ex.key} {impl}: {verdict.reason}")
+    return rows

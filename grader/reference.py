@@ -1,4 +1,4 @@
-"""The hidden reference launchers: `reference/labNN_<op>/<op>_triton.py` and `<op>_cuda.py`.
+"""The hidden reference launchers: `reference/<lab>/<exercise>_triton.py` and `_cuda.py`.
 
 Absent from student machines; the perf bar is measured against them in the same process.
 """
@@ -7,30 +7,33 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 
-from grader.manifest import Lab
+from grader import paths
+from grader.manifest import Exercise
 
 
 class NoReference(RuntimeError):
     pass
 
 
-def path(lab: Lab, impl: str):
-    return lab.reference_dir / f"{lab.op}_{impl}.py"
+def path(ex: Exercise, impl: str) -> Path:
+    return paths.REFERENCE / ex.lab_id / f"{ex.name}_{impl}.py"
 
 
-def available(lab: Lab, impl: str) -> bool:
-    return path(lab, impl).exists()
+def available(ex: Exercise, impl: str) -> bool:
+    return path(ex, impl).exists()
 
 
-def load(lab: Lab, impl: str):
+def load(ex: Exercise, impl: str):
     """The reference launcher for `impl`, with the same signature as the student's."""
-    file = path(lab, impl)
+    file = path(ex, impl)
     if not file.exists():
-        raise NoReference(f"no reference for {lab.id} {impl} ({file.name} is not on this machine)")
-    name = f"tclab_reference_{lab.id}_{impl}"
+        raise NoReference(f"no reference for {ex.key} {impl} ({file.name} is not on this "
+                          "machine)")
+    name = f"tclab_reference_{ex.lab_id}_{ex.name}_{impl}"
     spec = importlib.util.spec_from_file_location(name, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return getattr(module, lab.impls[impl].launcher)
+    return getattr(module, ex.impls[impl].launcher)

@@ -58,12 +58,14 @@ def strip_hidden(source: str, where: str = "cell") -> str:
 
 
 def grade_points(lab: Lab, grade_id: str) -> float:
-    """Points of a grade cell, from the manifest: test_<impl> → points.<impl>, perf_<impl> → ..."""
-    key = grade_id.removeprefix("test_")
-    if key not in lab.points:
-        raise ReleaseError(
-            f"{lab.id}: grade cell {grade_id!r} has no points entry {key!r} in lab.toml")
-    return lab.points[key]
+    """Points of a grade cell, from the manifest (docs/lab-toml.md: grade cells and points)."""
+    for ex in lab.exercises:
+        points = ex.points_for(grade_id)
+        if points is not None:
+            return points
+    known = ", ".join(lab.grade_cells())
+    raise ReleaseError(f"{lab.id}: grade cell {grade_id!r} belongs to no exercise in lab.toml "
+                       f"(grade cells: {known})")
 
 
 def source_notebook(lab: Lab):

@@ -8,6 +8,7 @@ point at the student's cell and line, not at ours.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,79 +16,108 @@ from pathlib import Path
 from grader.manifest import Lab
 
 SETUP_CELL = "setup"
-PY_STUB = "raise NotImplementedError()"
-C_STUB = "// YOUR CODE HERE"
 
 
 class SubmissionError(ValueError):
-    pass
+    """A submission that cannot be graded as it is; `status` is the verdict it gets."""
+
+    def __init__(self, message: str, status: str = "unreadable"):
+        super().__init__(message)
+        self.status = status
 
 
 def read_notebook(path: Path):
+    """The notebook at `path` (.ipynb, or a jupytext .py source); anything unreadable raises
+    SubmissionError with one line that says what is wrong."""
     path = Path(path)
     if not path.exists():
         raise SubmissionError(f"no notebook at {path}")
-    if path.suffix == ".ipynb":
-        import nbformat
+    if path.suffix not in (".ipynb", ".py"):
+        raise SubmissionError(f"{path}: expected an .ipynb notebook or a jupytext .py source")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"{path}: cannot be read ({exc})") from None
+    if not text.strip():
+        raise SubmissionError(f"{path}: the file is empty")
+    try:
+        if path.suffix == ".ipynb":
+            import nbformat
 
-        return nbformat.read(path, as_version=4)
-    if path.suffix == ".py":
-        import jupytext
+            nb = nbformat.reads(text, as_version=4)
+        else:
+            import jupytext
 
-        return jupytext.read(path)
-    raise SubmissionError(f"{path}: expected an .ipynb notebook or a jupytext .py source")
+            nb = jupytext.reads(text, fmt="py:percent")
+    except Exception as exc:  # noqa: BLE001 - nbformat/json/jupytext raise many kinds
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SubmissionError(f"{path}: not a valid notebook ({first[:200]}); restore it from "
+                              "a checkpoint or the released notebook") from None
+    if not any(grade_id(c) for c in nb.cells):
+        raise SubmissionError(f"{path}: holds no graded cells (is it this lab's notebook? a .py "
+                              "must be a jupytext percent notebook with nbgrader cell metadata)")
+    return nb
 
 
 def grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+    nbg = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return nbg.get("grade_id") if isinstance(nbg, dict) else None
 
 
-def cell_sources(nb, wanted: tuple[str, ...], where: str = "notebook") -> dict[str, str]:
-    """{grade_id: source} for the wanted cells; a missing cell is an error that names it."""
-    found = {}
+def cell_sources(nb, wanted: tuple[str, ...], where: str = "notebook",
+                 names: dict[str, str] | None = None) -> dict[str, str]:
+    """{grade_id: source} for the wanted cells; a missing cell, or one turned into markdown,
+    is a SubmissionError that names it as the student sees it (`names`: grade_id -> words)."""
+    found, wrong_type = {}, []
     for cell in nb.cells:
         gid = grade_id(cell)
         if gid in wanted and gid not in found:
-            src = cell.source
-            found[gid] = "".join(src) if isinstance(src, list) else src
+            if cell.get("cell_type") != "code":
+                wrong_type.append(gid)
+                continue
+            src = cell.get("source", "")
+            found[gid] = "".join(src) if isinstance(src, list) else str(src)
     missing = [w for w in wanted if w not in found]
     if missing:
-        raise SubmissionError(f"{where}: no cell with grade_id {', '.join(missing)} "
-                              "(was it deleted? restore it from the released notebook)")
+        said = ", ".join((names or {}).get(m, m) for m in missing)
+        if set(missing) <= set(wrong_type):
+            raise SubmissionError(f"{where}: {said} is no longer a code cell (was it turned into "
+                                  "markdown? change it back to code)", "missing")
+        raise SubmissionError(f"{where}: {said} is missing (was it deleted? copy it back from "
+                              "the released notebook)", "missing")
     return {w: found[w] for w in wanted}
-
-
-def solution_sources(lab: Lab, impl: str, path: Path) -> dict[str, str]:
-    nb = read_notebook(path)
-    return cell_sources(nb, lab.impls[impl].cells, where=str(path))
 
 
 def setup_source(lab: Lab) -> str:
     """The locked setup cell, always from the lab's own source: never the student's copy."""
-    return cell_sources(read_notebook(lab.source), (SETUP_CELL,), str(lab.source))[SETUP_CELL]
+    import jupytext
 
-
-def stubbed_cells(sources: dict[str, str]) -> list[str]:
-    """Cells that still raise the release's NotImplementedError (a Python stub left alone)."""
-    return [gid for gid, src in sources.items()
-            if any(line.strip() == PY_STUB for line in src.splitlines())]
-
-
-def c_stub_left(sources: dict[str, str]) -> bool:
-    """The C stub compiles and writes nothing: only a never-written output reveals it."""
-    return any(C_STUB in src for src in sources.values())
+    return cell_sources(jupytext.read(lab.source), (SETUP_CELL,), str(lab.source))[SETUP_CELL]
 
 
 @dataclass
 class Built:
     path: Path
-    spans: list[tuple[int, int, str]]  # (first line, last line, grade_id), 1-based, in path
+    spans: list[tuple[int, int, str]]  # (first line, last line, cell label), 1-based, in path
 
     def locate(self, lineno: int) -> str:
-        for first, last, gid in self.spans:
+        for first, last, label in self.spans:
             if first <= lineno <= last:
-                return f"cell {gid}, line {lineno - first + 1}"
+                return f"{label}, line {lineno - first + 1}"
         return f"line {lineno}"
+
+
+def cell_label(gid: str, src: str) -> str:
+    """A cell as JupyterLab shows it: by the function or source string it defines."""
+    if gid == SETUP_CELL:
+        return "the setup cell"
+    for line in src.splitlines():
+        m = re.match(r"(?:def|class)\s+(\w+)|([A-Z][A-Z0-9_]*)\s*=", line)
+        if m:
+            return f"the cell defining {m.group(1)}()" if m.group(1) else \
+                f"the cell defining {m.group(2)}"
+    return f"the cell {gid}"
 
 
 def write_module(lab: Lab, sources: dict[str, str], folder: Path,
@@ -99,7 +129,7 @@ def write_module(lab: Lab, sources: dict[str, str], folder: Path,
         body = src if src.endswith("\n") else src + "\n"
         first = line + 1
         last = first + body.count("\n") - 1
-        spans.append((first, last, gid))
+        spans.append((first, last, cell_label(gid, src)))
         parts.append(header + body + "\n")
         line = last + 2
     path = Path(folder) / f"{name}.py"

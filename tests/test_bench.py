@@ -7,8 +7,10 @@ import pytest
 import torch
 
 from grader import bench, manifest
+from grader.judge import perf
+from grader.judge.verdict import Message
 
-LAB = manifest.get("lab01")
+EX = manifest.exercise("lab01")
 SHAPE = {"n": 1000}
 
 
@@ -41,8 +43,8 @@ def test_rounds_alternate_exclude_warmup_and_draw_fresh_inputs():
 
     spy.__name__ = "student"
     timer = FakeTimer({"student": 2.0, "reference": 1.0})
-    times = bench.time_rounds(LAB, SHAPE, {"student": spy, "reference": reference}, timer, 4,
-                              lambda r: 100 + r, device="cpu")
+    times = bench.time_rounds(EX, SHAPE, "float32", {"student": spy, "reference": reference},
+                              timer, 4, lambda r: 100 + r, device="cpu")
     assert times == {"student": [2.0] * 4, "reference": [1.0] * 4}  # warm-up not kept
     rounds = bench.WARMUP + 4
     assert len(timer.calls) == 2 * rounds
@@ -53,17 +55,23 @@ def test_rounds_alternate_exclude_warmup_and_draw_fresh_inputs():
 
 def test_a_round_check_stops_the_rounds():
     def wrong(r, outs):
-        raise bench.Refused("fail", f"round {r}: differs")
+        raise perf.Refused("fail", f"round {r}: differs")
 
-    with pytest.raises(bench.Refused, match="round -3: differs"):
-        bench.time_rounds(LAB, SHAPE, {"student": student, "reference": reference},
+    with pytest.raises(perf.Refused, match="round -3: differs"):
+        bench.time_rounds(EX, SHAPE, "float32", {"student": student, "reference": reference},
                           FakeTimer({"student": 1.0, "reference": 1.0}), 4, lambda r: r, wrong,
                           device="cpu")
 
 
-def message(student_ms: float, reference_ms: float, **extra) -> dict:
-    return {"suite": "perf", "index": 0, "repeat": 0, "tampered": [], "refused": None,
-            "times": {"student": [student_ms] * 5, "reference": [reference_ms] * 5}, **extra}
+def message(student_ms: float, reference_ms: float, dtype: str = "float32",
+            **extra) -> Message:
+    return Message(event="perf", suite="perf", index=0, dtype=dtype,
+                   times={"student": [student_ms] * 5, "reference": [reference_ms] * 5},
+                   **extra)
+
+
+def decide(*messages, dtype="float32"):
+    return perf.decide(EX, "triton", dtype, list(messages), ROOF)
 
 
 ROOF = 4000.0  # GB/s; the perf shape moves 3 GiB: the floor is about 0.77 ms
@@ -72,18 +80,39 @@ ROOF = 4000.0  # GB/s; the perf shape moves 3 GiB: the floor is about 0.77 ms
 @pytest.mark.parametrize("student_ms,status", [(0.80, "pass"), (1.00, "pass"), (1.30, "fail"),
                                                (0.50, "impossible")])
 def test_decide_ratio_bar_and_physics_floor(student_ms, status):
-    verdict = bench.decide(LAB, [message(student_ms, 0.82)], ROOF)
-    assert verdict["status"] == status, verdict["reason"]
+    verdict = decide(message(student_ms, 0.82))
+    assert verdict.status == status, verdict.reason
 
 
 def test_decide_keeps_a_refusal_and_a_tampering():
     refused = message(0.8, 0.8, refused=["side_stream", "launched on a side stream"])
-    assert bench.decide(LAB, [refused], ROOF)["status"] == "side_stream"
+    assert decide(refused).status == "side_stream"
     tampered = message(0.8, 0.8, tampered=["Event.elapsed_time"])
-    assert bench.decide(LAB, [tampered], ROOF)["status"] == "tampered"
+    assert decide(tampered).status == "tampered"
 
 
 def test_near_bar_only_just_below_it():
-    assert bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.79)], ROOF))  # 0.79
-    assert not bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.70)], ROOF))
-    assert not bench.near_bar(LAB, bench.decide(LAB, [message(1.0, 0.85)], ROOF))
+    assert perf.near_bar(EX, decide(message(1.0, 0.79)))  # 0.79
+    assert not perf.near_bar(EX, decide(message(1.0, 0.70)))
+    assert not perf.near_bar(EX, decide(message(1.0, 0.85)))
+
+
+def test_each_dtype_is_decided_on_its_own_bytes():
+    """16-bit moves half the bytes: the same time is half the GB/s, and the physics floor is
+    half as long (0.38 ms), so 0.5 ms is possible in float16 and impossible in float32."""
+    assert decide(message(0.5, 0.5)).status == "impossible"
+    half = decide(message(0.5, 0.5, dtype="float16"), dtype="float16")
+    assert half.status == "pass" and half.perf["gbps"] == pytest.approx(
+        3 * 2**28 * 2 / 0.5e6)
+
+
+def test_remeasured_rounds_are_decided_together():
+    first, again = message(1.0, 0.79), message(1.0, 0.85)
+    assert decide(first, again).perf["rows"][0]["ratios"] == [0.79] * 5 + [0.85] * 5
+
+
+def test_partial_credit_is_linear_between_zero_below_and_the_bar():
+    assert perf.score(decide(message(1.0, 0.80)), 2) == 2
+    assert perf.score(decide(message(1.0, 0.70)), 2) == 1
+    assert perf.score(decide(message(1.0, 0.55)), 2) == 0
+    assert perf.score(decide(message(0.8, 0.8, refused=["fail", "differs"])), 2) == 0

@@ -1,7 +1,12 @@
-"""The negative controls in tests/corpus/: each submission gets the verdict its header names."""
+"""The negative controls in tests/corpus/: each submission gets the verdict its header names,
+and the notebook's own `check()` reaches the same status as the grader (one judge)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,23 +33,95 @@ def _marks(path: Path):
     return [pytest.mark.gpu] if device == "gpu" else []
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, marks=_marks(p)) for p in FILES],
-                         ids=[f"{p.parent.name[6:]}-{p.stem}" for p in FILES])  # no lab id:
-# `pytest -k lab01` is the student's command for their own notebook
-def test_corpus_verdict(path, device):
-    want = header(path)
+def _params(files):
+    return pytest.mark.parametrize(
+        "path", [pytest.param(p, marks=_marks(p)) for p in files],
+        ids=[f"{p.parent.name[6:]}-{p.stem}" for p in files])  # no lab id: `pytest -k lab01`
+    # is the student's command for their own notebook
+
+
+def _runnable(want: dict, device: str) -> None:
     if want.get("device", ["any"])[0] == "cpu" and device != "cpu":
         pytest.skip("a CPU-only control")
+
+
+def grade(path: Path, device: str, perf: bool):
+    want = header(path)
     lab = manifest.get(path.parent.name)
-    impl = want["impl"][0]
     timeout = float(want["timeout"][0]) if "timeout" in want else None
-    perf = "perf" in want
-    (result,) = grading.grade_notebook(lab, path, device, impls=[impl], perf=perf,
+    (result,) = grading.grade_notebook(lab, path, device, impls=[want["impl"][0]], perf=perf,
                                        timeout=timeout)
-    got = result["perf"] if perf and result["correct"] else result
-    assert got["status"] == want["status"][0], f"{path.name}: {got['status']}: {got['reason']}"
+    return result
+
+
+@_params(FILES)
+def test_corpus_verdict(path, device):
+    want = header(path)
+    _runnable(want, device)
+    perf = "perf" in want
+    result = grade(path, device, perf)
+    got = result.worst_perf if perf and result.correct else result.first_failure
+    assert got is not None, f"{path.name}: every check passed: {result.reason}"
+    assert got.status == want["status"][0], f"{path.name}: {got.status}: {got.reason}"
     for phrase in want.get("reason", []):
-        assert phrase in got["reason"], f"{path.name}: {phrase!r} not in {got['reason']!r}"
+        assert phrase in got.reason, f"{path.name}: {phrase!r} not in {got.reason!r}"
     if "reason-any" in want:
         phrases = [p.strip() for p in want["reason-any"][0].split("|")]
-        assert any(p in got["reason"] for p in phrases), f"{path.name}: {got['reason']!r}"
+        assert any(p in got.reason for p in phrases), f"{path.name}: {got.reason!r}"
+
+
+# The notebook path, as a kernel runs it: the lab's setup cell, then the submission's cells,
+# then check()'s judge on the public and hidden shapes. A cell that raises is classified as
+# the grader classifies it. One process per submission, killed like a hung kernel.
+NOTEBOOK_PATH = r"""
+import json, sys
+from grader import manifest, submission
+from grader.judge import correctness
+lab = manifest.get(sys.argv[1]); impl = sys.argv[3]
+ex = lab.exercise_for_launcher(next(e.impls[impl].launcher for e in lab.exercises))
+ns = {}
+try:
+    exec(submission.setup_source(lab), ns)
+    nb = submission.read_notebook(sys.argv[2])
+    for src in submission.cell_sources(nb, ex.impls[impl].cells).values():
+        exec(compile(src, "<cell>", "exec"), ns)
+except BaseException as exc:
+    print(json.dumps({"status": correctness.classify(exc), "reason": str(exc)[:300]}))
+    sys.exit()
+from grader import notebook
+for suite in ("public", "hidden"):
+    found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite)
+    bad = next((v for v in found if not v.ok), None)
+    if bad:
+        print(json.dumps({"status": bad.status, "reason": bad.reason}))
+        sys.exit()
+print(json.dumps({"status": "pass", "reason": "every case correct"}))
+"""
+
+
+def notebook_status(path: Path, impl: str, device: str, timeout: float) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET",)}
+    env["TCLAB_DEVICE"] = device
+    try:
+        proc = subprocess.run([sys.executable, "-c", NOTEBOOK_PATH, path.parent.name, str(path),
+                               impl], capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "reason": f"no answer after {timeout:g} s"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    assert lines, f"{path.name}: the notebook path printed nothing\n{proc.stderr[-3000:]}"
+    return json.loads(lines[-1])
+
+
+@_params(FILES)
+@pytest.mark.slow
+def test_notebook_check_decides_as_the_grader(path, device):
+    """Correctness only: the notebook's bench is feedback, its grade is the grader's."""
+    want = header(path)
+    _runnable(want, device)
+    result = grade(path, device, perf=False)
+    graded = result.first_failure.status if result.first_failure else "pass"
+    timeout = float(want.get("timeout", ["120"])[0]) + 30
+    seen = notebook_status(path, want["impl"][0], device, timeout)
+    assert seen["status"] == graded, (f"{path.name}: notebook says {seen['status']} "
+                                      f"({seen['reason']}), the grader {graded} "
+                                      f"({result.reason})")

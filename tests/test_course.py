@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 
 LABS = [students.LAB01, students.LAB07]
 # Test ids name the op, not the lab id: `pytest -k lab01` is the student's command.
-OPS = [manifest.get(lab_id).op for lab_id in LABS]
+OPS = [lab_id[6:] for lab_id in LABS]
 SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
 
 
@@ -112,7 +112,7 @@ def test_rebuild_keeps_secrets_and_refuses_extra_files(course, tmp_path):
 def test_nbgrader_release_is_the_exercise(course, lab_id):
     """Our stripping inside nbgrader writes exactly what `tclab release` writes (C stub too)."""
     got = nbformat.read(release_path(course, lab_id), as_version=4)
-    want = nbformat.read(manifest.get(lab_id).exercise, as_version=4)
+    want = nbformat.read(manifest.get(lab_id).exercise_path, as_version=4)
     assert [c.source for c in got.cells] == [c.source for c in want.cells]
     assert set(got.metadata) <= set(preprocessors.RELEASE_NB_METADATA)
 
@@ -126,9 +126,9 @@ def _plant_solution_line(root: Path) -> str:
     path = release_path(root, students.LAB01)
     nb = nbformat.read(path, as_version=4)
     lab = manifest.get(students.LAB01)
-    gid = lab.impls["triton"].cells[0]
+    gid = lab.exercise().impls["triton"].cells[0]
     cell = next(c for c in nb.cells if submission.grade_id(c) == gid)
-    solution_line = "mask = offs < n_elements  # the last block runs past the end"
+    solution_line = "tl.store(out_ptr + offs, (x + y).to(out_ptr.dtype.element_ty), mask=mask)"
     cell.source = cell.source.replace("raise NotImplementedError()", solution_line)
     nbformat.write(nb, path)
     return path, "solution line of labs/lab01_vector_add/lab01_vector_add.py"
@@ -202,7 +202,7 @@ def test_tags_are_dropped_and_outputs_are_verdicts(graded):
     test_cells = [c for c in nb.cells if preprocessors.is_test_cell(c)]
     assert test_cells and all(c.outputs for c in test_cells), "a grade cell has no verdict"
     reasons = [o.evalue for c in test_cells for o in c.outputs if o.output_type == "error"]
-    assert any("not implemented: fill in Triton vector_add_kernel" in r for r in reasons)
+    assert any("not implemented: fill in the Triton vector_add_kernel" in r for r in reasons)
 
 
 def test_the_kernel_never_holds_the_secret(graded):
@@ -252,15 +252,18 @@ def test_perf_partial_credit(status, ratio, want):
     none at or below zero_below (0.6), linear between."""
     from nbgrader.utils import determine_grade
 
+    from grader.judge.verdict import Grade, Verdict
+
     row = {"shape": {"n": 268435456}, "gbps": 3900.0, "roof_pct": 81.0, "ratio": ratio,
-           "student_ms": 0.83, "reference_ms": 0.79}
-    perf = {"status": status, "bar": 0.8, "zero_below": 0.6, "roof_gbps": 4800.0,
-            "device": {"gpu": "H200"},
-            "reason": "faster than the copy roof allows", "rows": [row]}
+           "student_ms": 0.83, "reference_ms": 0.79, "unit": "bytes"}
+    perf = {"bar": 0.8, "zero_below": 0.6, "roof_gbps": 4800.0, "gpu": {"gpu": "H200"},
+            "rows": [row]}
     if status != "impossible":
         perf["ratio"] = ratio
-    result = {"lab": "lab01_vector_add", "impl": "triton", "perf": perf}
-    cell = _perf_cell(regrade.perf_outputs(result, 3.0))
+    verdict = Verdict(check="perf", status=status, reason="faster than the copy roof allows",
+                      exercise="lab01_vector_add", impl="triton", dtype="float32", perf=perf)
+    grade = Grade("lab01_vector_add", "lab01_vector_add", "triton", "gpu", perf=[verdict])
+    cell = _perf_cell(regrade.perf_outputs(grade, 3.0))
     assert determine_grade(cell) == (want, 3.0)
     text = "".join(o.get("text", "") for o in cell.outputs)
     if status in ("pass", "fail"):

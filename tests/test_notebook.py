@@ -1,12 +1,12 @@
-"""The notebook's own `check` (instant feedback in JupyterLab) rejects what the grader rejects.
-
-These run in-process, as the public test cells do; the grade itself comes from the runner.
-"""
+"""The notebook's own `check` (instant feedback in JupyterLab) rejects what the grader rejects,
+with the grader's words: it decides through the same judge. These run in-process, as the
+public test cells do; the grade itself comes from processes the notebook cannot reach."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import jupytext
 import pytest
 
 from grader import manifest, submission
@@ -18,11 +18,13 @@ CORPUS = Path(__file__).parent / "corpus"
 def launcher_from(lab_id: str, impl: str, path: Path):
     """Run the lab's setup cell and the submission's cells, as a kernel would."""
     lab = manifest.get(lab_id)
+    ex = lab.exercise()
     namespace: dict = {}
     exec(submission.setup_source(lab), namespace)
-    for source in submission.solution_sources(lab, impl, path).values():
+    nb = jupytext.read(path) if path.suffix == ".py" else submission.read_notebook(path)
+    for source in submission.cell_sources(nb, ex.impls[impl].cells).values():
         exec(source, namespace)
-    return lab, namespace[lab.impls[impl].launcher]
+    return lab, namespace[ex.impls[impl].launcher]
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +36,9 @@ def _cpu_only(device):
 @pytest.mark.parametrize("lab_id", ["lab01", "lab07"], ids=["vector_add", "softmax"])
 def test_solution_passes(lab_id, capsys):
     lab, launcher = launcher_from(lab_id, "cuda", manifest.get(lab_id).source)
-    check(lab.id, "cuda", launcher)
+    verdicts = check(lab.id, "cuda", launcher)
     assert "shapes correct" in capsys.readouterr().out
+    assert [v.dtype for v in verdicts] == list(lab.exercise().dtypes)
 
 
 def test_missing_barrier_is_a_race():
@@ -46,16 +49,33 @@ def test_missing_barrier_is_a_race():
 
 
 def test_out_of_bounds_read_names_the_kernel():
-    from grader.cuda import LaunchError
-
     lab, launcher = launcher_from("lab01", "cuda", CORPUS / "lab01_vector_add" /
                                   "cuda_oob_read.py")
-    with pytest.raises(LaunchError, match="out-of-bounds read in kernel vector_add_kernel"):
+    with pytest.raises(CheckFailed, match="out-of-bounds read in kernel vector_add_kernel"):
         check(lab.id, "cuda", launcher)
 
 
 def test_stub_says_what_to_fill_in():
     lab, launcher = launcher_from("lab01", "triton", CORPUS / "lab01_vector_add" /
                                   "triton_stub.py")
-    with pytest.raises(CheckFailed, match="not implemented: fill in vector_add_kernel"):
+    with pytest.raises(CheckFailed, match="not implemented: fill in the Triton "
+                       "vector_add_kernel and its launcher vector_add_triton"):
         check(lab.id, "triton", launcher)
+
+
+def test_torch_fallback_is_refused_in_the_notebook_too():
+    """It used to pass the notebook's check ("7/7 shapes correct") and fail the grader."""
+    lab, launcher = launcher_from("lab01", "triton", CORPUS / "lab01_vector_add" /
+                                  "triton_hidden_fallback.py")
+    with pytest.raises(CheckFailed, match="library fallback.*aten.add"):
+        check(lab.id, "triton", launcher)
+
+
+def test_cuda_out_of_bounds_write_gets_cuda_advice():
+    lab, launcher = launcher_from("lab01", "cuda", CORPUS / "lab01_vector_add" /
+                                  "cuda_no_bounds_check.py")
+    with pytest.raises(CheckFailed) as info:
+        check(lab.id, "cuda", launcher)
+    text = str(info.value)
+    assert "out-of-bounds write" in text and "if (i < n)" in text
+    assert "Mask the loads" not in text and "(1 elements)" not in text

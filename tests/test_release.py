@@ -12,7 +12,7 @@ from grader import grading, manifest, paths, release
 LABS = list(manifest.registry().values())
 # Named by op, not lab id: `pytest -k lab01` is the student's command and selects only
 # tests/test_labs.py, which checks their notebook; these check the release itself.
-IDS = [f"release-{lab.op}" for lab in LABS]
+IDS = [f"release-{lab.id[6:]}" for lab in LABS]
 
 
 @pytest.mark.parametrize("lab", LABS, ids=IDS)
@@ -22,21 +22,22 @@ def test_exercises_are_what_release_writes(lab):
 
 @pytest.mark.parametrize("lab", LABS, ids=IDS)
 def test_release_holds_no_solution_or_hidden_test(lab):
-    text = lab.exercise.read_text()
+    text = lab.exercise_path.read_text()
     for marker in (release.PY_BEGIN, release.C_BEGIN, release.HIDDEN_BEGIN, "suite=\"hidden\"",
                    "graded=True", "jupytext"):
-        assert marker not in text, f"{lab.exercise.name} leaks {marker!r}"
+        assert marker not in text, f"{lab.exercise_path.name} leaks {marker!r}"
 
 
 @pytest.mark.parametrize("lab", LABS, ids=IDS)
 def test_every_stub_fails_with_one_line(lab, device):
-    results = grading.grade_notebook(lab, lab.exercise, device, perf=False)
-    assert {r["impl"] for r in results} == set(lab.impls)
-    for r in results:
-        assert r["status"] == "not_implemented", r
-        kernel = lab.impls[r["impl"]].kernel
-        assert r["reason"].startswith("not implemented: fill in") and kernel in r["reason"]
-        assert "\n" not in r["reason"]
+    grades = grading.grade_notebook(lab, lab.exercise_path, device, perf=False)
+    assert {(g.exercise, g.impl) for g in grades} == {
+        (ex.key, impl) for ex in lab.exercises for impl in ex.impls}
+    for g in grades:
+        assert g.status == "not_implemented", g.reason
+        spec = manifest.exercise(g.exercise).impls[g.impl]
+        assert g.reason.startswith("not implemented: fill in") and spec.kernel in g.reason
+        assert spec.launcher in g.reason and "\n" not in g.reason
 
 
 def test_c_stub_keeps_the_signature_and_compiles():
@@ -51,7 +52,7 @@ def test_c_stub_keeps_the_signature_and_compiles():
     exec(cell.source, namespace)
     src = next(v for k, v in namespace.items() if k.endswith("_CU"))
     proc = subprocess.run(["nvcc", "-x", "cu", "-arch=sm_90", "-c", "-o", "/dev/null", "-"],
-                          input=f'extern "C" {{\n{src}\n}}', capture_output=True, text=True)
+                          input=src, capture_output=True, text=True)  # no_extern_c=True
     assert proc.returncode == 0, proc.stderr
 
 

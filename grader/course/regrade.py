@@ -30,6 +30,8 @@ from traitlets import Float, Unicode
 from grader import check, grading, manifest, submission
 from grader import device as dev
 from grader.course.preprocessors import RESTORED, is_test_cell
+from grader.judge import perf
+from grader.judge.verdict import Grade
 
 MAX_DETAIL_LINES = 30
 
@@ -56,12 +58,6 @@ def secret_in_env(value: str):
             os.environ[check.SECRET_ENV] = old
 
 
-def _missing(lab, impl: str, device: str, reason: str) -> dict:
-    return {"lab": lab.id, "impl": impl, "device": device, "correct": False, "status": "missing",
-            "reason": reason, "checks": [], "passed": 0, "total": 0,
-            "perf": {"status": "skipped", "reason": "skipped: not correct"}}
-
-
 def stdout(text: str):
     return new_output("stream", name="stdout", text=text if text.endswith("\n") else text + "\n")
 
@@ -78,53 +74,54 @@ def number(score: float):
                       metadata={}, execution_count=None)
 
 
-def correctness_outputs(result: dict, points: float) -> list:
-    who = f"{result['lab']} {result['impl']}"
-    if result["correct"]:
-        suites = ", ".join(f"{c['suite']} {c['passed']}/{c['total']}" if "total" in c
-                           else f"{c['suite']} {c['status']}" for c in result["checks"])
-        return [stdout(f"{who}: {result['reason']} ({suites}; {result['device']}; "
-                       f"checked outside your notebook): {points:g} of {points:g} points")]
-    details = next((c.get("details", "") for c in result["checks"]
-                    if c["status"] != "pass"), "")
-    return [failure("CheckFailed", f"{who}: {result['reason']}", details or "")]
+def correctness_outputs(grade: Grade, points: float) -> list:
+    who = f"{grade.exercise} {grade.impl}"
+    if grade.correct:
+        checks = ", ".join(f"{v.dtype} {v.passed}/{v.total}" if v.check == "correctness"
+                           else f"{v.check} {v.status}" for v in grade.checks)
+        return [stdout(f"{who}: {grade.reason} ({checks}; {grade.device}; checked outside "
+                       f"your notebook): {points:g} of {points:g} points")]
+    bad = grade.first_failure
+    return [failure("CheckFailed", f"{who}: {grade.reason}", bad.details if bad else "")]
 
 
-def perf_score(perf: dict, points: float) -> float:
-    if perf.get("status") in ("pass", "fail") and "ratio" in perf:
-        zero = perf.get("zero_below", 0.75 * perf["bar"])
-        share = (perf["ratio"] - zero) / (perf["bar"] - zero)
-        return round(points * max(0.0, min(1.0, share)), 2)
-    return 0.0
-
-
-def perf_outputs(result: dict, points: float) -> list:
-    who = f"{result['lab']} {result['impl']} performance"
-    perf = result.get("perf", {"status": "skipped", "reason": "skipped: not measured"})
-    if perf["status"] == "skipped":
-        return [stdout(f"{who}: {perf['reason']}: 0 of {points:g} points"), number(0.0)]
-    if perf["status"] not in ("pass", "fail") or "ratio" not in perf:
-        return [failure("PerfFailed", f"{who}: {perf['status']}: {perf['reason']}")]
-    lines = [f"{who} on {perf.get('device', {}).get('gpu', 'the GPU')}:"]
-    for row in perf.get("rows", []):
-        lines.append(
-            f"  [{', '.join(f'{k}={v}' for k, v in row['shape'].items())}] "
-            f"{row['gbps']:.0f} GB/s, {row['roof_pct']:.0f}% of the {perf['roof_gbps']:.0f} GB/s "
-            f"copy roof; {row['ratio']:.2f}x the reference ({row['student_ms']:.3f} ms vs "
-            f"{row['reference_ms']:.3f} ms){' (re-measured)' if row.get('remeasured') else ''}")
-    score = perf_score(perf, points)
-    verdict = "at or above" if perf["status"] == "pass" else "below"
-    lines.append(f"  worst ratio {perf['ratio']:.2f}x, {verdict} the bar {perf['bar']:.2f}x: "
-                 f"{score:g} of {points:g} points")
+def perf_outputs(grade: Grade, points: float) -> list:
+    """Each benchmarked dtype's rows; the score is the worst dtype's partial credit."""
+    who = f"{grade.exercise} {grade.impl} performance"
+    worst = grade.worst_perf
+    if worst is None or worst.status == "skipped":
+        reason = worst.reason if worst else "skipped: not measured"
+        return [stdout(f"{who}: {reason}: 0 of {points:g} points"), number(0.0)]
+    if "ratio" not in worst.perf:
+        return [failure("PerfFailed", f"{who}: {worst.status}: {worst.reason}")]
+    lines = [f"{who} on {worst.perf.get('gpu', {}).get('gpu', 'the GPU')}:"]
+    for v in grade.perf:
+        for row in v.perf.get("rows", []):
+            roof = (f", {row['roof_pct']:.0f}% of the {v.perf['roof_gbps']:.0f} GB/s copy roof"
+                    if row.get("roof_pct") is not None else "")
+            lines.append(
+                f"  [{_describe(grade, row['shape'], v.dtype)}] {row['gbps']:.0f} "
+                f"{'GB/s' if row.get('unit', 'bytes') == 'bytes' else 'TFLOP/s'}{roof}; "
+                f"{row['ratio']:.2f}x the reference ({row['student_ms']:.3f} ms vs "
+                f"{row['reference_ms']:.3f} ms)"
+                f"{' (re-measured)' if v.perf.get('remeasured') else ''}")
+    score = perf.score(worst, points)
+    verdict = "at or above" if worst.status == "pass" else "below"
+    lines.append(f"  worst ratio {worst.perf['ratio']:.2f}x ({worst.dtype}), {verdict} the bar "
+                 f"{worst.perf['bar']:.2f}x: {score:g} of {points:g} points")
     outputs = [stdout("\n".join(lines))]
-    plot = perf.get("plot")
+    plot = next((v.perf.get("plot") for v in grade.perf if v.perf.get("plot")), None)
     if plot and Path(plot).exists():
         png = base64.b64encode(Path(plot).read_bytes()).decode()
         outputs.append(new_output("display_data", data={"image/png": png}, metadata={}))
     return outputs + [number(score)]
 
 
-def cell_outputs(lab, cell, results: dict[str, dict]) -> list:
+def _describe(grade: Grade, shape: dict, dtype: str) -> str:
+    return manifest.exercise(grade.exercise).describe(shape, dtype)
+
+
+def cell_outputs(lab, cell, grades: dict[tuple[str, str], Grade]) -> list:
     meta = cell.metadata["nbgrader"]
     grade_id, points = meta["grade_id"], float(meta["points"])
     if cell.metadata.get(RESTORED, {}).get("restored"):
@@ -133,13 +130,15 @@ def cell_outputs(lab, cell, results: dict[str, dict]) -> list:
                         "metadata was changed; the grader put it back and it scores 0. Keep "
                         "every test cell as released (copy it from the released notebook if "
                         "you deleted it by mistake).")]
-    kind, _, impl = grade_id.partition("_")
-    if impl in results and kind == "test":
-        return correctness_outputs(results[impl], points)
-    if impl in results and kind == "perf":
-        return perf_outputs(results[impl], points)
-    return [failure("NoCheck", f"no out-of-kernel check grades cell {grade_id!r} of {lab.id}: "
-                    f"grade cells must be test_<impl> or perf_<impl> ({', '.join(lab.impls)})")]
+    known = lab.grade_cells()
+    if grade_id not in known:
+        return [failure("NoCheck", f"no out-of-kernel check grades cell {grade_id!r} of "
+                        f"{lab.id} (its grade cells: {', '.join(known)})")]
+    ex, kind, impl = known[grade_id]
+    grade = grades[(ex.key, impl)]
+    if kind == "test":
+        return correctness_outputs(grade, points)
+    return perf_outputs(grade, points)
 
 
 class Regrade(NbGraderPreprocessor):
@@ -162,21 +161,23 @@ class Regrade(NbGraderPreprocessor):
                                "from a backup (rebuilding makes a new one)")
         return path.read_text().strip()
 
-    def grade(self, lab, nb, device: str, plot_dir: Path) -> dict[str, dict]:
-        results = {}
+    def grade(self, lab, nb, device: str, plot_dir: Path) -> dict[tuple[str, str], Grade]:
+        grades = {}
         with secret_in_env(self.secret()):
-            for impl, spec in lab.impls.items():
-                try:
-                    sources = submission.cell_sources(nb, spec.cells, where=lab.id)
-                except submission.SubmissionError as exc:
-                    results[impl] = _missing(lab, impl, device, str(exc))
-                    continue
-                results[impl] = grading.grade_impl(lab, impl, sources, device,
-                                                   timeout=self.timeout or None,
-                                                   plot_dir=plot_dir)
-                self.log.info("regrade %s %s: %s; perf %s", lab.id, impl,
-                              results[impl]["reason"], results[impl]["perf"]["reason"])
-        return results
+            for ex in lab.exercises:
+                for impl, spec in ex.impls.items():
+                    try:
+                        sources = submission.cell_sources(nb, spec.cells, lab.id,
+                                                          grading.cell_names(ex))
+                    except submission.SubmissionError as exc:
+                        grade = grading.unreadable(ex, impl, device, exc)
+                    else:
+                        grade = grading.grade_exercise(ex, impl, sources, device,
+                                                       timeout=self.timeout or None,
+                                                       plot_dir=plot_dir)
+                    grades[(ex.key, impl)] = grade
+                    self.log.info("regrade %s %s: %s", ex.key, impl, grade.reason)
+        return grades
 
     def preprocess(self, nb, resources):
         notebook_id = resources["nbgrader"]["notebook"]

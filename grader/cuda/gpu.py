@@ -68,15 +68,16 @@ class GpuModule:
     def get_function(self, name: str) -> GpuFunction:
         drv, _ = _load()
         try:
-            return GpuFunction(self._mod.get_function(name), name)
+            return GpuFunction(self._mod.get_function(name), name, self)
         except drv.Error as e:
             raise KernelNotFound(f"named symbol not found: {name!r} ({e})") from None
 
 
 class GpuFunction:
-    def __init__(self, fn, name: str):
+    def __init__(self, fn, name: str, module: GpuModule | None = None):
         drv, _ = _load()
         self._fn = fn
+        self.module = module
         self.name = self.label = name
         self.static_shared_bytes = fn.get_attribute(drv.function_attribute.SHARED_SIZE_BYTES)
 

@@ -30,10 +30,9 @@ def _solved(lab: Lab, nb):
     """The release with every solution cell filled in as a student would: no markers left."""
     nb = copy.deepcopy(nb)
     source = submission.read_notebook(lab.source)
-    for impl in lab.impls.values():
-        for gid, src in submission.cell_sources(source, impl.cells, str(lab.source)).items():
-            lines = [s for s in src.splitlines() if s.strip() not in MARKERS]
-            _cell(nb, gid).source = "\n".join(lines)
+    for gid, src in submission.cell_sources(source, lab.solution_cells(), str(lab.source)).items():
+        lines = [s for s in src.splitlines() if s.strip() not in MARKERS]
+        _cell(nb, gid).source = "\n".join(lines)
     return nb
 
 
@@ -57,7 +56,7 @@ def skip_tags(lab: Lab, nb):
 def input_transformer(lab: Lab, nb):
     """Stubs, and an IPython input transformer that blanks every later cell (the tests)."""
     nb = copy.deepcopy(nb)
-    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
     cell.source += "\n\nget_ipython().input_transformers_cleanup.append(lambda lines: [])\n"
     return nb
 
@@ -65,7 +64,7 @@ def input_transformer(lab: Lab, nb):
 def monkeypatch(lab: Lab, nb):
     """Stubs, with the comparison and the notebook's check() replaced by no-ops."""
     nb = copy.deepcopy(nb)
-    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
     cell.source = ("import torch\nimport grader.notebook\n"
                    "torch.allclose = lambda *a, **k: True\n"
                    "grader.notebook.check = lambda *a, **k: None\n"
@@ -76,7 +75,7 @@ def monkeypatch(lab: Lab, nb):
 def patched_solution(lab: Lab, nb):
     """A correct Triton kernel that ALSO patches the checker: patching costs the points."""
     nb = _solved(lab, nb)
-    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
     cell.source = ("import grader.notebook\n"
                    "grader.notebook.check = lambda *a, **k: None\n\n" + cell.source)
     return nb
@@ -90,7 +89,7 @@ def relabelled(lab: Lab, nb):
         if meta.get("grade"):
             meta.update(grade=False, solution=True, locked=False)
             meta.pop("points", None)
-    meta = _cell(nb, lab.impls["triton"].cells[0]).metadata["nbgrader"]
+    meta = _cell(nb, lab.exercise().impls["triton"].cells[0]).metadata["nbgrader"]
     meta.update(grade=True, points=100)
     return nb
 
@@ -110,7 +109,7 @@ def unruly(lab: Lab, nb):
     the secret, and the kernel's death ends nbgrader's execution, not the grading.
     """
     nb = _solved(lab, nb)
-    cell = _cell(nb, lab.impls["triton"].cells[0])
+    cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
     noise = ("import sys\nimport warnings\n"
              "print('warning: a compiler note on stderr', file=sys.stderr)\n"
              "warnings.warn('a deprecation warning', DeprecationWarning, stacklevel=1)\n\n")

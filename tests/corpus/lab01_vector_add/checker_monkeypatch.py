@@ -1,7 +1,6 @@
 # impl: triton
 # status: tampered
 # reason: torch.allclose
-# reason: check
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 import grader.notebook

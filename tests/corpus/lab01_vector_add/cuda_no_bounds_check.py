@@ -1,7 +1,7 @@
 # impl: cuda
 # status: fail
 # reason: out-of-bounds write
-# reason: [n=1]
+# reason: [n=1, float32]
 
 # %% nbgrader={"grade_id": "vector_add_cu", "solution": true}
 VECTOR_ADD_CU = r"""

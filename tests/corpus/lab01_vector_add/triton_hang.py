@@ -1,7 +1,7 @@
 # impl: triton
 # status: timeout
 # reason: killed after 20 s
-# reason: [n=1]
+# reason: [n=1, float32]
 # timeout: 20
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}

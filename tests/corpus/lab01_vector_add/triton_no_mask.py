@@ -1,7 +1,7 @@
 # impl: triton
 # status: fail
 # reason: out-of-bounds write
-# reason: [n=1]
+# reason: [n=1, float32]
 # reason: right after its last element
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}

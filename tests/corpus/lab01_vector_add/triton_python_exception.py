@@ -1,7 +1,7 @@
 # impl: triton
 # status: exception
 # reason: TypeError
-# reason: [n=1]
+# reason: [n=1, float32]
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit

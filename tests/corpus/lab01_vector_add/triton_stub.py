@@ -1,6 +1,6 @@
 # impl: triton
 # status: not_implemented
-# reason: not implemented: fill in Triton vector_add_kernel
+# reason: not implemented: fill in the Triton vector_add_kernel
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit

@@ -1,6 +1,6 @@
 # impl: triton
 # status: fail
-# reason: [n_rows=33, n_cols=129, row_stride=160]
+# reason: [n_rows=33, n_cols=129, x rows padded by 31]
 
 # %% nbgrader={"grade_id": "softmax_triton", "solution": true}
 @triton.jit

@@ -1,6 +1,6 @@
 # impl: triton
 # status: fail
-# reason: [n_rows=64, n_cols=781, scale=200.0]
+# reason: [n_rows=64, n_cols=781, x scale=200.0]
 # reason: elements differ
 
 # %% nbgrader={"grade_id": "softmax_triton", "solution": true}

@@ -1,0 +1,236 @@
+"""Correctness: the half that launches (in the worker, or in the student's notebook kernel)
+and the pure half that decides (in the parent, or in the notebook on the same evidence).
+
+    parent:  prepare()  -> cases with host inputs and float64 expected outputs
+    worker:  launch()   -> (Message, Result) per case: what the launch wrote and did
+    parent:  judge_case() per case as results arrive, then decide() -> one Verdict
+
+`tclab check`, pytest, the nbgrader regrade and the notebook's `check()` all reach their
+verdict through `judge_case` and `decide`; only where the launch runs differs.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from grader import audit, check
+from grader.judge.verdict import Message, Outcome, Verdict
+from grader.manifest import Exercise
+
+# The release's empty CUDA body: `{ // YOUR CODE HERE }` with nothing else in it.
+C_STUB = re.compile(r"\{\s*//\s*YOUR CODE HERE\s*\}")
+
+
+@dataclass
+class Prepared:
+    case: check.Case
+    inputs: dict[str, torch.Tensor]  # on the host, in the case's layouts
+    expected: dict[str, torch.Tensor]  # float64
+
+
+@dataclass
+class Result:
+    """What one launch left: the output buffers (guards included), the inputs afterwards, and
+    the outputs of each re-run under another thread schedule (CPU CUDA)."""
+
+    outputs: dict[str, torch.Tensor]
+    inputs: dict[str, torch.Tensor]
+    schedules: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
+
+
+@dataclass
+class CaseVerdict:
+    suite: str
+    shape: dict
+    ok: bool
+    status: str = "pass"
+    message: str | None = None
+    seconds: float | None = None
+
+
+def prepare(ex: Exercise, suites: list[str], dtype: str,
+            secret_: str | None = None) -> list[Prepared]:
+    prepared = []
+    for suite in suites:
+        for case in check.cases(ex, suite, dtype, secret_):
+            inputs = check.make_inputs(ex, case.shape, case.seed, dtype)
+            prepared.append(Prepared(case, inputs, check.oracle(ex, inputs, case.shape)))
+    # Indices run over all suites: the worker and the parent count cases the same way.
+    return [Prepared(check.Case(p.case.suite, i, p.case.shape, p.case.dtype, p.case.seed),
+                     p.inputs, p.expected) for i, p in enumerate(prepared)]
+
+
+# --- the launching half ---------------------------------------------------------------------
+
+def classify(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, NotImplementedError) or "NotImplementedError" in text:
+        return "not_implemented"
+    if "CompileError" in text or "CompilationError" in text:
+        return "compile_error"
+    if "out-of-bounds read" in text:  # the CPU backend's checked mode
+        return "memory_error"
+    return "exception"
+
+
+def summarize(exc: BaseException) -> str:
+    """One line: the exception's type and the first line of its message (CUDA errors append
+    several lines of advice after the one that matters)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def error_message(exc: BaseException, index: int | None, describe) -> Message:
+    return Message(event="error", index=index, kind=classify(exc), message=describe(exc),
+                   summary=summarize(exc))
+
+
+def _returned(value) -> str | None:
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    return None
+
+
+def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: dict,
+           device: str, launches, schedules=(), describe=str, index: int | None = None,
+           set_schedule=None) -> tuple[Message, Result | None]:
+    """One case: copy the inputs to the device, hand the launcher guarded outputs, record what
+    it launched and which library ops its own frames ran. Never raises: an exception becomes
+    an error message."""
+    tdev = "cuda" if device == "gpu" else "cpu"
+    on_device = {k: check.to_device(v, tdev) for k, v in inputs.items()}
+    params = list(ex.param_values(shape).values())
+    buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
+    counts = (launches.triton, launches.cuda)
+    launches.modules.clear()
+    start = time.perf_counter()
+    try:
+        with audit.Audit(ex.allowed_ops) as seen:
+            returned = launcher(*on_device.values(), *outputs.values(), *params)
+        if tdev == "cuda":
+            torch.cuda.synchronize()
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
+        return error_message(exc, index, describe), None
+    seconds = time.perf_counter() - start
+    ran = {"triton": launches.triton - counts[0]}
+    if launches.counting_cuda:
+        ran["cuda"] = launches.cuda - counts[1]
+    c_stub = any(C_STUB.search(src) for src in launches.modules)
+    result = Result({k: b.cpu() for k, b in buffers.items()},
+                    {k: v.cpu() for k, v in on_device.items()})
+    # The same launch again with the threads of each block in reverse order at every barrier
+    # (CPU backend): a result that depends on thread order is a race.
+    for schedule in schedules:
+        again, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
+        try:
+            with set_schedule(schedule):
+                launcher(*on_device.values(), *outputs.values(), *params)
+        except BaseException as exc:  # noqa: BLE001
+            return error_message(exc, index, describe), None
+        result.schedules[schedule] = {k: b.cpu() for k, b in again.items()}
+    return Message(event="case", index=index, seconds=seconds, launches=ran,
+                   foreign=list(seen.foreign), returned=_returned(returned),
+                   c_stub=c_stub), result
+
+
+# --- the deciding half ----------------------------------------------------------------------
+
+def _fill_in(ex: Exercise, impl: str) -> str:
+    spec = ex.impls[impl]
+    where = " (in the source string)" if impl == "cuda" else ""
+    return f"not implemented: fill in the {spec.words}{where} and its launcher {spec.launcher}()"
+
+
+def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
+               result: Result) -> CaseVerdict:
+    """One case's verdict from what the launch left; pure."""
+    case = p.case
+    spec = ex.impls[impl]
+    where = f"{ex.key} [{ex.describe(case.shape, case.dtype)}]"
+    problem, status = None, "fail"
+    if msg.foreign:
+        status = "fallback"
+        problem = (f"{where}: library fallback: the launcher itself ran "
+                   f"{', '.join(sorted(set(msg.foreign)))}; the result must come from the "
+                   f"{spec.words}")
+    elif msg.launches.get(impl, 1) == 0:
+        status = "fallback"
+        problem = (f"{where}: no {spec.words.split(' ')[0]} kernel was launched: "
+                   f"{spec.launcher}() must launch {spec.kernel}")
+    for name, want in p.expected.items():
+        problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl)
+    problem = problem or check.mutated(p.inputs, result.inputs)
+    for schedule, outputs in result.schedules.items():
+        other = next(filter(None, (check.compare(ex, case, name, outputs[name], want, impl)
+                                   for name, want in p.expected.items())), None)
+        if (problem is None) != (other is None):
+            status, problem = "race", check.race(where, schedule, problem is None)
+    if problem and "never written" in problem:
+        if msg.c_stub:
+            status, problem = "not_implemented", (
+                f"{_fill_in(ex, impl)}: its body is still the stub, the output was never "
+                "written")
+        elif msg.returned:
+            problem += (f" The launcher returned {msg.returned}: the checks read the `out` "
+                        "it was given, so write into it.")
+    return CaseVerdict(case.suite, case.shape, problem is None,
+                       "pass" if problem is None else status, problem, msg.seconds)
+
+
+def _first_error_line(message: str) -> str:
+    """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line."""
+    lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
+    for pattern in (r"\berror\b.*:|:\s*error\b", r"\berror\b"):
+        for line in lines:
+            if re.search(pattern, line) and not line.startswith(("File ", "raise ", "Traceback")):
+                return line.removeprefix("grader.cuda.errors.CompileError: ")
+    return lines[-1] if lines else "compile error"
+
+
+def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prepared],
+           judged: list[CaseVerdict], outcome: Outcome, scan: list[str] = ()) -> Verdict:
+    """The correctness verdict from a static scan, the judged cases and how the run ended."""
+    spec = ex.impls[impl]
+    suite = "+".join(dict.fromkeys(p.case.suite for p in prepared)) or "none"
+    base = {"check": "correctness", "exercise": ex.key, "impl": impl, "dtype": dtype,
+            "device": device, "total": len(prepared), "seconds": outcome.seconds}
+    if scan:
+        return Verdict(status="fallback", reason=f"library fallback: {scan[0]}: compute with "
+                       f"the {spec.words}, not a library", details="\n".join(scan), **base)
+    passed = sum(c.ok for c in judged)
+    base.update(passed=passed, cases=[c.__dict__ for c in judged], output=outcome.output)
+    current = len(judged) - (0 if not judged or judged[-1].ok else 1)
+    shape = (ex.describe(prepared[current].case.shape, dtype) if current < len(prepared)
+             else "?")
+    if outcome.timed_out:
+        return Verdict(status="timeout", reason=f"killed after {outcome.timeout:g} s: the "
+                       f"{spec.words} did not finish on [{shape}] (an infinite loop, or a grid "
+                       "far too large?)", **base)
+    if outcome.error is not None:
+        err = outcome.error
+        index = err.index
+        where = "" if index is None or index >= len(prepared) else \
+            f" on [{ex.describe(prepared[index].case.shape, dtype)}]"
+        if err.kind == "compile_error":
+            first = f"compile error in {spec.words}: {_first_error_line(err.message)}"
+        elif err.kind == "not_implemented":
+            first, where = _fill_in(ex, impl), ""  # not about a shape
+        else:
+            first = err.summary or (err.message.strip().splitlines()[-1]
+                                    if err.message.strip() else err.kind)
+        status = err.kind if err.kind in ("not_implemented", "compile_error", "memory_error",
+                                          "tampered") else "exception"
+        return Verdict(status=status, reason=f"{first}{where}", details=err.message, **base)
+    failed = next((c for c in judged if not c.ok), None)
+    if failed:
+        return Verdict(status=failed.status, reason=failed.message.splitlines()[0],
+                       details=failed.message, **base)
+    if passed < len(prepared):
+        return Verdict(status="crash", reason=f"{spec.words}: the process died (exit code "
+                       f"{outcome.returncode}) on [{shape}]", details=outcome.output, **base)
+    return Verdict(status="pass", reason=f"{passed}/{len(prepared)} {suite} cases correct",
+                   **base)

@@ -1,0 +1,43 @@
+"""Memory checking on a GPU: one launch under compute-sanitizer memcheck; `decide()` reads its
+report. (Without a GPU the CPU backend's checked mode does this job inside the correctness
+check: an out-of-bounds read raises there.)"""
+
+from __future__ import annotations
+
+import re
+
+from grader.judge.verdict import Outcome, Verdict
+from grader.manifest import Exercise
+
+SANITIZER = "compute-sanitizer"
+EXIT_CODE = 86  # --error-exitcode: the sanitizer found an error
+FLAGS = ["--tool", "memcheck", "--print-limit", "3", "--error-exitcode", str(EXIT_CODE)]
+# The caching allocator off: each tensor is its own allocation, so a read past an input is
+# outside every allocation, which is what memcheck can see.
+ENV = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
+_ERROR = re.compile(r"=+ (Invalid __\w+__ (?:read|write) of size \d+ bytes|"
+                    r"Out-of-range \w+ access|Program hit \w+.*)")
+_AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([\w:<>, ]+?)(?:\+0x[0-9a-f]+)?(?: in |$)")
+
+
+def decide(ex: Exercise, impl: str, dtype: str, shape: dict, outcome: Outcome) -> Verdict:
+    base = {"check": "memcheck", "exercise": ex.key, "impl": impl, "dtype": dtype,
+            "device": "gpu", "seconds": outcome.seconds}
+    where = ex.describe(shape, dtype)
+    errors = _ERROR.findall(outcome.output)
+    if errors or outcome.returncode == EXIT_CODE:
+        at = _AT.findall(outcome.output)
+        kernel = at[0].strip() if at else ex.impls[impl].kernel
+        first = errors[0] if errors else "memory error"
+        return Verdict(status="memory_error", reason=f"{SANITIZER}: {first} in {kernel} on "
+                       f"[{where}]", details=outcome.output, **base)
+    if outcome.error is not None:
+        last = outcome.error.message.strip().splitlines()[-1:] or [outcome.error.kind]
+        status = outcome.error.kind if outcome.error.kind in ("compile_error", "not_implemented",
+                                                              "memory_error") else "exception"
+        return Verdict(status=status, reason=f"under {SANITIZER}: {last[0]}",
+                       details=outcome.error.message, **base)
+    if outcome.timed_out:
+        return Verdict(status="timeout", reason=f"under {SANITIZER}: killed after "
+                       f"{outcome.timeout:g} s on [{where}]", **base)
+    return Verdict(status="pass", reason=f"no invalid access on [{where}]", **base)
