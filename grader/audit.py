@@ -126,9 +126,9 @@ class Launches:
 ALLOWED_CALLS = {
     "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
     "full_like", "tensor", "as_strided", "device", "dtype", "Size", "is_tensor",
-    "is_floating_point",    "finfo", "iinfo", "get_device", "Generator", "manual_seed", "cuda.current_stream",
-    "cuda.synchronize", "cuda.is_available", "cuda.get_device_properties",
-    "cuda.device",
+    "is_floating_point", "finfo", "iinfo", "get_device", "Generator", "manual_seed",
+    "cuda.current_stream", "cuda.synchronize", "cuda.is_available",
+    "cuda.get_device_properties", "cuda.device",
     "uintp", "intp", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "array", "prod", "errstate",
 }
@@ -147,7 +147,7 @@ _PREFIXES_OK = ("tl.", "triton.", "math.", "self.", "np.", "os.", "libdevice.")
 
 
 def static_scan(sources: dict[str, str], forbidden_calls=()) -> list[str]:
-    """`cell X, line N: torch.softmax(` for every library compute call in the solution cells
+    """`cell X, line N: torch.exp(` for every library compute call in the solution cells
     (lines inside a triple-quoted string, the CUDA source, are skipped)."""
     methods = COMPUTE_METHODS | set(forbidden_calls)
     found = []

@@ -8,6 +8,7 @@ pytest suite and the nbgrader regrade, so they agree.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import shutil
 import tempfile
@@ -193,9 +194,21 @@ def unreadable(ex: Exercise, impl: str, device: str, error: submission.Submissio
 
 
 def cell_names(ex: Exercise) -> dict[str, str]:
-    """How a student sees each solution cell: by what it defines."""
-    return {gid: f"the {spec.words.split(' ')[0]} cell of {spec.launcher}()"
-            for spec in ex.impls.values() for gid in spec.cells}
+    """How a student sees each solution cell: by what it defines in the lab's own notebook."""
+    return _cell_names(ex.key)
+
+
+@functools.cache
+def _cell_names(key: str) -> dict[str, str]:
+    import jupytext
+
+    from grader import manifest
+
+    ex = manifest.exercise(key)
+    source = jupytext.read(manifest.get(ex.lab_id).source)
+    wanted = [gid for spec in ex.impls.values() for gid in spec.cells]
+    texts = submission.cell_sources(source, tuple(wanted), ex.lab_id)
+    return {gid: submission.cell_label(gid, text) for gid, text in texts.items()}
 
 
 def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None,

@@ -41,7 +41,7 @@ class Impl:
 
     @property
     def words(self) -> str:
-        """`Triton vector_add_kernel`: how messages name what the student wrote."""
+        """`Triton add_kernel`: how messages name what the student wrote."""
         return f"{IMPL_WORDS[self.name]} {self.kernel}"
 
 
@@ -84,7 +84,7 @@ class Exercise:
 
     @property
     def key(self) -> str:
-        """`lab01_vector_add` for a lab's only exercise, else `lab03_activations/relu`."""
+        """`labNN_op` for a lab's only exercise, else `labNN_op/exercise`."""
         return self.lab_id if self.single else f"{self.lab_id}/{self.name}"
 
     @property
@@ -123,7 +123,7 @@ class Exercise:
         return int(eval(self.work, {"__builtins__": {}}, env))  # trusted manifest
 
     def describe(self, shape: dict, dtype: str | None = None) -> str:
-        """`n=129, float16` or `n_rows=33, n_cols=129, x: padded by 31` for messages."""
+        """`n=129, float16` or `rows=33, cols=129, x rows padded by 31` for messages."""
         parts = [f"{k}={v}" for k, v in self.dims(shape).items()]
         parts += [f"{p}={v}" for p, v in shape.items() if p in {q.name for q in self.params}]
         for t in self.inputs:
@@ -338,7 +338,7 @@ def get(name: str) -> Lab:
 
 
 def exercise(key: str) -> Exercise:
-    """`lab01`, `lab01_vector_add` or `lab03_activations/relu`."""
+    """`labNN`, `labNN_op` or `labNN_op/exercise`."""
     lab_name, _, ex_name = key.partition("/")
     return get(lab_name).exercise(ex_name or None)
 

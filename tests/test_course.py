@@ -269,3 +269,35 @@ def test_perf_partial_credit(status, ratio, want):
     if status in ("pass", "fail"):
         assert "3900 GB/s" in text and "81% of the 4800 GB/s copy roof" in text
         assert f"{ratio:.2f}x the reference" in text
+
+
+def test_bad_submissions_get_a_verdict_and_exit_1(graded, tmp_path, capsys):
+    """A corrupted notebook, an empty file and a notebook missing a solution cell: each is
+    reported in one line, the others are graded, results/LAB.json is written, exit code 1."""
+    import json
+
+    root = tmp_path / "course"
+    shutil.copytree(graded, root)
+    shutil.rmtree(root / "submitted")
+    lab = manifest.get(students.LAB01)
+    nb = students.solution(lab, nbformat.read(release_path(root, lab.id), as_version=4))
+    cuda_cell = lab.exercise().impls["cuda"].cells[-1]
+    nb.cells = [c for c in nb.cells if submission.grade_id(c) != cuda_cell]
+    texts = {"corrupted": '{"cells": [', "empty": "", "missing_cell": nbformat.writes(nb)}
+    for name, text in texts.items():
+        folder = root / "submitted" / name / lab.id
+        folder.mkdir(parents=True)
+        (folder / f"{lab.id}.ipynb").write_text(text)
+    assert cli.main(["course", "autograde", str(root), "lab01", "--device", "cpu"]) == 1
+    out = capsys.readouterr().out
+    assert "Traceback" not in out
+    report = json.loads((root / "results" / f"{lab.id}.json").read_text())
+    got = {s["student"]: s for s in report["submissions"]}
+    assert got["corrupted"]["status"] == "unreadable"
+    assert "not a valid notebook" in got["corrupted"]["note"]
+    assert got["empty"]["status"] == "unreadable" and "empty" in got["empty"]["note"]
+    missing = got["missing_cell"]
+    assert missing["status"] == "graded", missing
+    assert any("is missing" in p for p in missing["problems"]), missing
+    assert missing["scores"]["test_cuda"][0] == 0
+    assert missing["scores"]["test_triton"][0] == missing["scores"]["test_triton"][1]

@@ -9,6 +9,7 @@ nbgrader's gradebook.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader import submission
 from grader.course import build
 
 DEFAULT_LIMIT = 1800.0  # seconds per submission; every check inside has its own timeout too
@@ -30,13 +32,27 @@ RETRIES = 2
 @dataclass
 class Outcome:
     student: str
-    status: str = "pending"  # graded | failed | killed
+    status: str = "pending"  # graded | unreadable | failed | killed
     seconds: float = 0.0
     note: str = ""
     log: Path | None = None
     scores: dict = field(default_factory=dict)  # grade cell -> (score, max)
     score: float | None = None
     max_score: float | None = None
+    verdicts: list = field(default_factory=list)  # the regrade's Grade dicts
+
+    @property
+    def problems(self) -> list[str]:
+        """What an instructor must look at: cells that could not be graded as handed in."""
+        return [f"{g['exercise']} {g['impl']}: {g['reason']}" for g in self.verdicts
+                if g["status"] in ("missing", "unreadable")]
+
+    def to_dict(self) -> dict:
+        return {"student": self.student, "status": self.status, "note": self.note,
+                "seconds": self.seconds, "score": self.score, "max_score": self.max_score,
+                "scores": {k: list(v) for k, v in self.scores.items()},
+                "problems": self.problems, "verdicts": self.verdicts,
+                "log": str(self.log) if self.log else None}
 
 
 class AutogradeError(RuntimeError):
@@ -105,6 +121,15 @@ def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
     cmd = [sys.executable, "-m", "nbgrader", "autograde", lab_id, "--student", student,
            "--force"]
     started = time.monotonic()
+    verdicts = Path(root) / build.STATE / "verdicts" / lab_id / f"{student}.json"
+    verdicts.unlink(missing_ok=True)
+    try:  # nbgrader would stop on it with a traceback: say what is wrong in one line instead
+        submission.read_notebook(Path(root) / "submitted" / student / lab_id /
+                                 f"{lab_id}.ipynb")
+    except submission.SubmissionError as exc:
+        out.status, out.note = "unreadable", str(exc)
+        out.log.write_text(f"not graded: {exc}\n")
+        return out
     for _attempt in range(RETRIES + 1):
         with open(out.log, "w") as log:
             proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log,
@@ -124,7 +149,18 @@ def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
         if LOCKED_DB not in text:
             break
     out.seconds = round(time.monotonic() - started, 1)
+    if verdicts.exists():
+        out.verdicts = json.loads(verdicts.read_text())
     return out
+
+
+def write_results(root: Path, lab_id: str, outcomes: list[Outcome], device: str) -> Path:
+    """Every submission's outcome, scores and verdicts: DIR/results/LAB.json."""
+    path = Path(root) / "results" / f"{lab_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"lab": lab_id, "device": device,
+                                "submissions": [o.to_dict() for o in outcomes]}, indent=1))
+    return path
 
 
 def _error_line(text: str) -> str:
@@ -217,9 +253,9 @@ def table(lab_id: str, outcomes: list[Outcome], device: str):
     t.add_column("score", no_wrap=True, justify="right")
     for cell in cells:  # test_triton → "triton", perf_triton → "perf triton" (may wrap)
         t.add_column(cell.removeprefix("test_").replace("_", " "), justify="right", min_width=5)
-    t.add_column("s", no_wrap=True, justify="right")
+    t.add_column("seconds", no_wrap=True, justify="right")
     for o in outcomes:
-        result = o.status
+        result = o.status if not o.problems else f"{o.status}, {len(o.problems)} problem(s)"
         score = "-" if o.score is None else f"{o.score:g}/{o.max_score:g}"
         per_cell = [f"{o.scores[c][0]:g}/{o.scores[c][1]:g}" if c in o.scores and
                     o.scores[c][0] is not None else "-" for c in cells]

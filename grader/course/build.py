@@ -99,6 +99,8 @@ c.Execute.timeout = 120  # seconds per cell: nbgrader's 30 is short for Triton's
 # The grading secret mixes into every input seed. TCLAB_SECRET_SEED in the environment wins;
 # the kernel that runs the student's cells and the check subprocesses never see either.
 c.Regrade.secret_file = os.path.join(HERE, {state!r}, {secret!r})
+# Each submission's verdicts, as JSON, for `tclab course autograde`'s results file.
+c.Regrade.verdict_dir = os.path.join(HERE, {state!r}, "verdicts")
 '''
 
 

@@ -26,9 +26,11 @@ def cmd_build(args) -> int:
     for path in written:
         print(f"wrote {path}")
     labs = [p.parent.name for p in written[1:]]
-    print(f"\nnext, in {root}:\n" + "\n".join(
+    # Every step runs inside the course (nbgrader finds its config there): one `cd`, then
+    # paths relative to it.
+    print(f"\nnext:\n    cd {root}\n" + "\n".join(
         f"    nbgrader generate_assignment {lab} --force" for lab in labs)
-        + f"\n    tclab course leakcheck {root}")
+        + "\n    tclab course leakcheck .")
     return 0
 
 
@@ -69,10 +71,14 @@ def cmd_autograde(args) -> int:
         console.print(f"[red]tclab course autograde: {exc}[/]")
         return 2
     console.print(autograde.table(lab.id, outcomes, device))
-    bad = [o for o in outcomes if o.status != "graded"]
+    results = autograde.write_results(Path(args.dir), lab.id, outcomes, device)
+    bad = [o for o in outcomes if o.status != "graded" or o.problems]
     for o in bad:
-        console.print(f"{o.student}: {o.status}: {o.note or 'see the log'}; log: {o.log}",
-                      markup=False)
+        notes = [o.note] if o.status != "graded" else o.problems
+        for note in notes:
+            console.print(f"{o.student}: {o.status}: {note or 'see the log'}; log: {o.log}",
+                          markup=False)
+    console.print(f"results: {results}", markup=False)
     return 1 if bad else 0
 
 

@@ -18,6 +18,7 @@ own tracebacks.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import tempfile
 from contextlib import contextmanager
@@ -148,6 +149,9 @@ class Regrade(NbGraderPreprocessor):
         "", help="file holding the grading secret (TCLAB_SECRET_SEED in the environment wins)"
     ).tag(config=True)
     timeout = Float(0.0, help="seconds per check; 0 keeps the runner's default").tag(config=True)
+    verdict_dir = Unicode(
+        "", help="folder for each submission's verdicts (VERDICT_DIR/LAB/STUDENT.json)"
+    ).tag(config=True)
 
     def secret(self) -> str:
         if os.environ.get(check.SECRET_ENV):
@@ -179,6 +183,14 @@ class Regrade(NbGraderPreprocessor):
                     self.log.info("regrade %s %s: %s", ex.key, impl, grade.reason)
         return grades
 
+    def save(self, lab, resources, grades: dict) -> None:
+        student = resources["nbgrader"].get("student")
+        if not self.verdict_dir or not student:
+            return
+        path = Path(self.verdict_dir) / lab.id / f"{student}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps([g.to_dict() for g in grades.values()], indent=1))
+
     def preprocess(self, nb, resources):
         notebook_id = resources["nbgrader"]["notebook"]
         try:
@@ -189,6 +201,7 @@ class Regrade(NbGraderPreprocessor):
         device = dev.resolve()
         with tempfile.TemporaryDirectory(prefix="tclab-regrade-") as tmp:
             results = self.grade(lab, nb, device, Path(tmp))
+            self.save(lab, resources, results)
             for cell in nb.cells:
                 if is_test_cell(cell):
                     cell.outputs = cell_outputs(lab, cell, results)

@@ -1,7 +1,7 @@
 """CUDA kernels for pycuda's SourceModule, on a GPU (pycuda) or on a CPU (our backend).
 
     from grader.cuda import SourceModule
-    fn = SourceModule(src).get_function("vector_add_kernel")
+    fn = SourceModule(src).get_function("add_kernel")
     fn(np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.uintp(out.data_ptr()), np.int32(n),
        block=(256, 1, 1), grid=((n + 255) // 256, 1))
 

@@ -19,7 +19,7 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 @dataclass
 class Kernel:
-    name: str  # as written, e.g. "vector_add" or "scale<256>" for an explicit instantiation
+    name: str  # as written, e.g. "add" or "scale<256>" for an explicit instantiation
     expr: str  # how generated code refers to it: qualified, with template arguments
     line: int  # 1-based line in the student's source
     params: list[str | None] = field(default_factory=list)  # parameter names (None: unnamed)
