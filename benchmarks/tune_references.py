@@ -21,45 +21,45 @@ from grader import bench, check, manifest, reference
 ROUNDS = 10
 
 
-def measure(lab, shape, fn, timer, rounds=ROUNDS) -> float:
-    inputs = check.make_inputs(lab, shape, 1234, torch.float32, "cuda")
-    _, outs = check.alloc_outputs(lab, shape, torch.float32, "cuda")
+def measure(ex, shape, fn, timer, dtype="float32", rounds=ROUNDS) -> float:
+    inputs = check.make_inputs(ex, shape, 1234, dtype, "cuda")
+    _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
     for _ in range(bench.WARMUP):
         fn(*inputs.values(), *outs.values())
     ms = statistics.median(timer.time(fn, *inputs.values(), *outs.values())
                            for _ in range(rounds))
-    return lab.bytes_moved(shape, 4) / (ms * 1e6)
-
-
-def torch_op(lab):
-    return bench._torch_op(lab)
+    return ex.work_amount(shape, check.DTYPES[dtype].itemsize) / (ms * 1e6)
 
 
 def sweep_lab01(timer) -> list[dict]:
-    lab = manifest.get("lab01")
-    shape = lab.shapes["perf"][0]
-    rows = [{"variant": "torch.add", "gbps": measure(lab, shape, torch_op(lab), timer)}]
-    tri = reference.load(lab, "triton").__globals__
-    for block, warps in itertools.product((1024, 2048, 4096), (4, 8)):
-        tri["BLOCK_SIZE"], tri["NUM_WARPS"] = block, warps
-        rows.append({"variant": f"triton BLOCK_SIZE={block} num_warps={warps}",
-                     "gbps": measure(lab, shape, tri["vector_add_triton"], timer)})
-    cu = reference.load(lab, "cuda")
-    g = cu.__globals__
-    for vec, threads in itertools.product((1, 2, 4), (128, 256, 512)):
-        g["THREADS"] = threads
-        rows.append({"variant": f"cuda VEC={vec} THREADS={threads}",
-                     "gbps": measure(lab, shape, lambda *a, v=vec: cu(*a, vec=v), timer)})
+    ex = manifest.exercise("lab01")
+    shape = ex.shapes["perf"][0]
+    rows = []
+    for dtype in ex.perf_dtypes:
+        rows.append({"variant": f"{dtype} torch.add",
+                     "gbps": measure(ex, shape, bench.baseline_op(ex), timer, dtype)})
+        tri = reference.load(ex, "triton").__globals__
+        for block, warps in itertools.product((1024, 2048, 4096), (4, 8)):
+            tri["BLOCK_SIZE"], tri["NUM_WARPS"] = block, warps
+            rows.append({"variant": f"{dtype} triton BLOCK_SIZE={block} num_warps={warps}",
+                         "gbps": measure(ex, shape, tri["vector_add_triton"], timer, dtype)})
+        cu = reference.load(ex, "cuda")
+        g = cu.__globals__
+        for vec, threads in itertools.product((1, 2, 4), (128, 256, 512)):
+            g["THREADS"] = threads
+            rows.append({"variant": f"{dtype} cuda VEC={vec} THREADS={threads}",
+                         "gbps": measure(ex, shape, lambda *a, v=vec, f=cu: f(*a, vec=v), timer,
+                                         dtype)})
     return rows
 
 
 def sweep_lab07(timer) -> list[dict]:
-    lab = manifest.get("lab07")
+    lab = manifest.exercise("lab07")
     rows = []
     for shape in lab.shapes["perf"]:
         tag = f"{shape['n_rows']}x{shape['n_cols']}"
         rows.append({"variant": f"{tag} torch.softmax",
-                     "gbps": measure(lab, shape, torch_op(lab), timer)})
+                     "gbps": measure(lab, shape, bench.baseline_op(lab), timer)})
         tri = reference.load(lab, "triton")
         g = tri.__globals__
         base = g["config"]
@@ -84,8 +84,9 @@ def sweep_lab07_solution(timer) -> list[dict]:
     from grader import submission
     from grader.cuda import SourceModule
 
-    lab = manifest.get("lab07")
-    cells = submission.cell_sources(submission.read_notebook(lab.source), ("softmax_cu",))
+    lab = manifest.exercise("lab07")
+    cells = submission.cell_sources(submission.read_notebook(manifest.get("lab07").source),
+                                    ("softmax_cu",))
     namespace: dict = {}
     exec(cells["softmax_cu"], namespace)
     fn = SourceModule(namespace["SOFTMAX_CU"]).get_function("softmax_kernel")

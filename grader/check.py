@@ -204,14 +204,14 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
         return (f"{where}: out-of-bounds write: {_plural(len(damage), 'element')} outside the "
                 f"output ({_plural(numel, 'element')}) were changed, {before} before its start "
                 f"and {len(damage) - before} after its end; the first {pos}. {advice}")
-    dt = case.dtype if buf.dtype == DTYPES.get(case.dtype) else str(buf.dtype)[6:]
-    unwritten_value = _fill_value(dt) if dt in DTYPES else float("nan")
+    dt = {v: k for k, v in DTYPES.items()}.get(buf.dtype, "float32")
+    unwritten_value = _fill_value(dt)
     region = buf[GUARD : GUARD + numel]
     if dt in INTEGER_DTYPES:
         never = region == unwritten_value
     else:
         never = torch.isnan(region.to(torch.float64))
-    got = region.to(torch.float64).view(*dims)
+    got = region.to(torch.float64).view(dims)
     if numel > 0 and bool(never.all()) and not bool(torch.isnan(expected).all()):
         call = ("Does the launcher launch the kernel, and does the kernel tl.store to the output?"
                 if impl == "triton" else

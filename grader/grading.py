@@ -109,11 +109,13 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
     return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
 
 
-def _measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
-             dtypes: list[str]) -> Outcome:
+def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
+            dtypes: list[str], repeat: int = 1) -> Outcome:
+    """One perf worker: `repeat` complete measurements of every perf shape in each dtype."""
     request = runner.Request(
         lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="perf", sources=sources,
-        seed_salt=secrets.token_hex(16), perf={"dtypes": dtypes, "repeat": 1, "sweep": sweep})
+        seed_salt=secrets.token_hex(16),
+        perf={"dtypes": dtypes, "repeat": repeat, "sweep": sweep})
     return runner.run(request, timeout)
 
 
@@ -123,7 +125,7 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
     again and decided on all its rounds together; the sweep (first dtype) makes the plot."""
     roof = bench.copy_roof()["gbps"]
     info = {"gpu": bench.device_info()}
-    first = _measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
+    first = measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
     if first.error is not None or first.timed_out:
         err = first.error
         reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
@@ -137,7 +139,7 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
     for dtype in ex.perf_dtypes:
         verdict = perf.decide(ex, impl, dtype, first.messages, roof, info)
         if perf.near_bar(ex, verdict):
-            again = _measure(ex, impl, sources, timeout, False, [dtype])
+            again = measure(ex, impl, sources, timeout, False, [dtype])
             verdict = perf.decide(ex, impl, dtype, first.messages + again.messages, roof, info)
             verdict.perf["remeasured"] = True
         verdict.seconds = first.seconds

@@ -1,57 +1,60 @@
 #!/usr/bin/env bash
-# The whole GPU check in one call. Logs, results.json and plots go to $OUT (default
-# results/gpu). Extra wheels (pycuda, jupytext, ...) are installed from .whl/ when present.
+# The whole GPU check, in steps that each fit a 10-minute call. Every step writes its full log
+# to $OUT/<step>.log (default OUT=results/gpu) and prints its last lines; the script exits
+# non-zero if any step failed. Extra wheels (pycuda, nbgrader, ...) are installed from .whl/
+# when present.
 #
 #   bash scripts/gpu-check.sh [STEP ...]     default: every step, in this order
 #
-# steps: pytest (the test suite with GPU tests), check (tclab check on the solutions),
-#        corpus (GPU negative controls), repro (perf verdicts repeated 20x),
-#        course (nbgrader autograde on the GPU), tune (reference launch-constant sweep)
+# steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots)
+#        corpus  every negative control of tests/corpus on the GPU, and the notebook/grader
+#                parity test
+#        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
+#        course  nbgrader autograde on the GPU (perf partial credit)
+#        repro   perf verdicts repeated (reproducibility)
+#        tune    the references' launch-constant sweep
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-pytest check corpus repro course tune}
+steps=${*:-check corpus pytest course repro tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl 2>&1 | tail -2
+    --target /tmp/site .whl/*.whl > "$OUT/install.log" 2>&1 || tail -5 "$OUT/install.log"
   export PYTHONPATH=/tmp/site:${PYTHONPATH:-} PATH=/tmp/site/bin:$PATH  # nbgrader runs alembic from PATH
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 TCLAB_CACHE=${TCLAB_CACHE:-/tmp/tclab-cache}
 export TCLAB_DEVICE=gpu MPLBACKEND=Agg
+failed=()
+run() {  # run STEP LIMIT COMMAND...: full log to $OUT/STEP.log, its tail here
+  local name=$1 limit=$2; shift 2
+  echo; echo "=== $name ($(date +%T)): $*"
+  local start=$SECONDS
+  timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  tail -n "${TAIL:-25}" "$OUT/$name.log"
+  echo "=== $name: exit $rc after $((SECONDS - start)) s (full log: $OUT/$name.log)"
+  [ "$rc" = 0 ] || failed+=("$name")
+}
 has() { [[ " $steps " == *" $1 "* ]]; }
-step() { echo; echo "=== $* ($(date +%T))"; }
 {
-  step "device"
+  echo "=== device"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
   python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
-  if has pytest; then
-    step "pytest, GPU tests included"
-    timeout 420 python3 -m pytest -q -m "gpu or not gpu" -p no:cacheprovider \
-      --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
-      --ignore tests/test_course.py ${PYTEST_TARGETS:-tests} 2>&1 | tail -25
-  fi
-  if has check; then
-    step "tclab check --submission solutions --device gpu"
-    time python3 -m grader.cli check --submission solutions --device gpu \
-      --results "$OUT/results.json" --plots "$OUT" -v
-  fi
-  if has corpus; then
-    step "negative controls that need a GPU (tests/corpus, device: gpu)"
-    timeout 400 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_corpus.py \
-      ${CORPUS_ARGS:-} 2>&1 | tail -15
-  fi
-  if has repro; then
-    step "perf verdicts repeated"
-    timeout 400 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" ${REPRO_ARGS:-}
-  fi
-  if has course; then
-    step "nbgrader autograde on the GPU"
-    timeout 400 python3 -m pytest -q -s -p no:cacheprovider -m gpu tests/test_course_gpu.py 2>&1 | tail -30
-  fi
-  if has tune; then
-    step "reference sweep"
-    python3 benchmarks/tune_references.py --json "$OUT/tune.json"
-  fi
+  has check && run check 560 python3 -m grader.cli check --submission solutions --device gpu \
+    --results "$OUT/results.json" --plots "$OUT" -v
+  has corpus && run corpus 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
+    tests/test_corpus.py ${CORPUS_ARGS:-}
+  has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
+    --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
+    --ignore tests/test_course.py --ignore tests/test_course_gpu.py \
+    --ignore tests/test_notebooks_run.py --ignore tests/test_scaffold.py ${PYTEST_TARGETS:-tests}
+  has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
+    tests/test_course_gpu.py
+  has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" ${REPRO_ARGS:-}
+  has tune && run tune 560 python3 benchmarks/tune_references.py --json "$OUT/tune.json"
+  echo
+  if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
 } 2>&1 | tee "$OUT/summary.log"
+grep -q "every step passed" "$OUT/summary.log"

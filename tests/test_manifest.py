@@ -1,0 +1,159 @@
+"""lab.toml carries everything lab-specific (docs/lab-toml.md): exercises, dtypes with their
+tolerances, input generators and layouts, scalar parameters, scalar outputs. These pin what
+the grader makes of a manifest, on a synthetic two-exercise lab, and what it refuses."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+from grader import check, manifest
+
+LAB_TOML = """
+id = "lab99_synthetic"
+title = "Synthetic"
+
+[[exercise]]
+name = "scaled_sum"
+oracle = "(x.sum() * alpha).reshape(1)[0]"
+bytes = "itemsize * n_rows * n_cols + 4"
+dtypes = ["float32", "float16"]
+perf_dtypes = ["float16"]
+[exercise.tolerance]
+float32 = [1e-5, 1e-5]
+float16 = [1e-2, 1e-2]
+[[exercise.inputs]]
+name = "x"
+shape = ["n_rows", "n_cols"]
+dist = "uniform"
+low = 1.0
+high = 2.0
+[[exercise.outputs]]
+name = "total"
+shape = []
+dtype = "float32"
+[[exercise.params]]
+name = "alpha"
+default = 0.5
+[exercise.triton]
+launcher = "scaled_sum_triton"
+kernel = "scaled_sum_kernel"
+cells = ["scaled_sum_triton"]
+[exercise.points]
+triton = 2
+perf_triton = 1
+[exercise.shapes]
+public = [
+    { n_rows = 3, n_cols = 5 },
+    { n_rows = 4, n_cols = 6, alpha = 2.0, x = { layout = "padded", pad = 3 } },
+    { n_rows = 4, n_cols = 6, x = { layout = "transposed" } },
+]
+
+[[exercise]]
+name = "bytes_copy"
+oracle = "x"
+bytes = "2 * n"
+dtypes = ["uint8"]
+[[exercise.inputs]]
+name = "x"
+shape = ["n"]
+[[exercise.outputs]]
+name = "out"
+shape = ["n"]
+[exercise.cuda]
+launcher = "bytes_copy_cuda"
+kernel = "bytes_copy_kernel"
+cells = ["bytes_copy_cu", "bytes_copy_cuda"]
+[exercise.shapes]
+public = [{ n = 7, x = { layout = "offset" } }]
+"""
+
+
+def load(tmp_path, text: str = LAB_TOML):
+    folder = tmp_path / "lab99_synthetic"
+    folder.mkdir(exist_ok=True)
+    (folder / "lab.toml").write_text(textwrap.dedent(text))
+    return manifest.load(folder / "lab.toml")
+
+
+def test_exercises_grade_cells_and_points(tmp_path):
+    lab = load(tmp_path)
+    total, copy = lab.exercises
+    assert total.key == "lab99_synthetic/scaled_sum" and not total.single
+    assert lab.grade_cells()["test_scaled_sum_triton"] == (total, "test", "triton")
+    assert total.points_for("perf_scaled_sum_triton") == 1
+    assert copy.tolerances == {"uint8": (0.0, 0.0)}  # integers compare exactly by default
+    assert total.perf_dtypes == ("float16",)
+    assert lab.exercise_for_launcher("bytes_copy_cuda") is copy
+
+
+def test_generators_layouts_and_params(tmp_path):
+    total, copy = load(tmp_path).exercises
+    padded, transposed = total.shapes["public"][1:]
+    x = check.make_inputs(total, padded, 1, "float16")["x"]
+    assert x.dtype == torch.float16 and x.shape == (4, 6) and x.stride() == (9, 1)
+    assert bool(((x >= 1) & (x <= 2)).all()), "uniform [1, 2) not honoured"
+    assert total.param_values(padded) == {"alpha": 2.0}
+    assert total.param_values(total.shapes["public"][0]) == {"alpha": 0.5}
+    assert "x rows padded by 3" in total.describe(padded, "float16")
+    t = check.make_inputs(total, transposed, 1, "float32")["x"]
+    assert t.shape == (4, 6) and t.stride() == (1, 4)
+    b = check.make_inputs(copy, copy.shapes["public"][0], 1, "uint8")["x"]
+    assert b.dtype == torch.uint8 and b.storage_offset() == 1
+    assert len(set(b.tolist())) > 1, "integers drawn as a constant"
+    moved = check.to_device(b, "cpu")
+    assert moved.storage_offset() == 1 and torch.equal(moved, b)
+
+
+def test_scalar_output_and_its_oracle(tmp_path):
+    total, _ = load(tmp_path).exercises
+    shape = total.shapes["public"][1]
+    inputs = check.make_inputs(total, shape, 3, "float32")
+    want = check.oracle(total, inputs, shape)["total"]
+    assert want.shape == () and float(want) == pytest.approx(float(inputs["x"].double().sum())
+                                                              * 2.0)
+    buffers, views = check.alloc_outputs(total, shape, "float32")
+    assert views["total"].shape == () and torch.isnan(views["total"])
+    case = check.Case("public", 1, shape, "float32", 3)
+    assert "never written" in check.compare(total, case, "total", buffers["total"], want,
+                                            "triton")
+    views["total"].fill_(float(want))
+    assert check.compare(total, case, "total", buffers["total"], want, "triton") is None
+
+
+def test_integer_outputs_use_a_sentinel_and_compare_exactly(tmp_path):
+    _, copy = load(tmp_path).exercises
+    shape = copy.shapes["public"][0]
+    case = check.Case("public", 0, shape, "uint8", 5)
+    x = check.make_inputs(copy, shape, 5, "uint8")["x"]
+    want = check.oracle(copy, {"x": x}, shape)["out"]
+    buffers, views = check.alloc_outputs(copy, shape, "uint8")
+    assert "never written" in check.compare(copy, case, "out", buffers["out"], want, "cuda")
+    views["out"].copy_(x)
+    assert check.compare(copy, case, "out", buffers["out"], want, "cuda") is None
+    views["out"][3] = (int(x[3]) + 1) % 256
+    assert "1 of 7 elements differ" in check.compare(copy, case, "out", buffers["out"], want,
+                                                     "cuda")
+    buffers["out"][check.GUARD + 7] = 0
+    assert "out-of-bounds write" in check.compare(copy, case, "out", buffers["out"], want,
+                                                  "cuda")
+
+
+@pytest.mark.parametrize("edit,message", [
+    (('dtypes = ["uint8"]', 'dtypes = ["uint4"]'), "unknown dtype 'uint4'"),
+    (("float16 = [1e-2, 1e-2]", "float16 = [1e-1, 1e-2]"), "too loose"),
+    (('perf_dtypes = ["float16"]', 'perf_dtypes = ["bfloat16"]'), "must be among dtypes"),
+    (("{ n = 7, x", "{ m = 7, n = 7, x"), "unknown key(s) ['m']"),
+    (('layout = "offset"', 'layout = "diagonal"'), "layout 'diagonal'"),
+    (("perf_triton = 1", "perf_cuda = 1"), "match no grade cell"),
+    (('id = "lab99_synthetic"', 'id = "lab98_other"'), "must be its folder's name"),
+    (('float16 = [1e-2, 1e-2]\n', ''), "no tolerance for dtype float16"),
+])
+def test_a_bad_manifest_is_refused_with_the_reason(tmp_path, edit, message):
+    old, new = edit
+    assert old in LAB_TOML
+    with pytest.raises(manifest.ManifestError) as info:
+        load(tmp_path, LAB_TOML.replace(old, new, 1))
+    assert message in str(info.value)
