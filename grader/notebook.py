@@ -29,9 +29,6 @@ from grader.judge import correctness  # noqa: E402
 from grader.judge.verdict import Outcome, Verdict  # noqa: E402
 
 _LAUNCHES: audit.Launches | None = None
-# What a solution cell must not replace, bound before any of them runs: check() then says
-# so, as the grader does (whose own copies a notebook cannot reach).
-_WATCH = tamper.Watch(dev.resolve() == "gpu")
 _OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
 
@@ -206,3 +203,8 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
     if not verdict.ok:
         raise CheckFailed(f"{ex.key} {impl}: {verdict.reason}")
     return rows
+
+
+# What a solution cell must not replace, bound before any of them runs: check() then says
+# so, as the grader does (whose own copies a notebook cannot reach).
+_WATCH = tamper.Watch(dev.resolve() == "gpu")

@@ -14,11 +14,12 @@ class Watch:
     def __init__(self, gpu: bool):
         import torch.testing
 
-        from grader import check
+        from grader import check, notebook
 
         owners = [(torch, "allclose"), (torch, "isclose"), (torch, "equal"),
                   (torch.testing, "assert_close"), (time, "perf_counter"), (time, "time"),
-                  (os, "write"), (check, "compare"), (check, "oracle"), (torch.Tensor, "copy_"),
+                  (os, "write"), (check, "compare"), (check, "oracle"), (notebook, "check"),
+                  (notebook, "bench"), (torch.Tensor, "copy_"),
                   (torch.Tensor, "zero_")]
         if gpu:
             owners += [(torch.cuda, "synchronize"), (torch.cuda, "Event"),

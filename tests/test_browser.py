@@ -1,10 +1,16 @@
-"""The student path in a real browser: JupyterLab, headless Chromium, lab01 filled in by typing.
+"""The student path in a real browser: JupyterLab, headless Chromium, every lab filled in by hand.
 
-The released notebook is copied to a temp folder, opened in JupyterLab, every stub cell is
-replaced through its CodeMirror editor with the lab's solution, Run All runs it, and the
-public test cells must print "... shapes correct". A screenshot goes to tests/artifacts/.
+For each lab in the registry, the released notebook is copied to a temp folder and opened in
+JupyterLab; each solution cell (found by its nbgrader grade_id) is replaced through its
+CodeMirror editor with the lab's solution, Run All runs it, and every public test cell must
+print "... shapes correct" with no error output anywhere. The server starts as a student's
+does: nothing preset (no TCLAB_DEVICE, no TRITON_INTERPRET), so the notebook must pick the
+device itself. A screenshot per lab goes to results/browser/<lab>.png ($OUT/browser/ when OUT
+is set), with the server's log.
 
 Chromium comes from Debian (`apt-get install -y chromium`), never from `playwright install`.
+
+    pytest tests/test_browser.py -k lab07
 """
 
 from __future__ import annotations
@@ -23,16 +29,20 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import manifest, submission
+from grader import manifest, paths, release, submission
 
 pytestmark = pytest.mark.slow
 
+LABS = sorted(manifest.registry())
 CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
+SHOTS = Path(os.environ["OUT"]) / "browser" if os.environ.get("OUT") else \
+    paths.ROOT / "results" / "browser"
 LAUNCH_ARGS = ["--no-sandbox", "--headless=new", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 ACTIVE = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+STDERR = "[data-mime-type='application/vnd.jupyter.stderr']"  # stderr streams and tracebacks
 RUN_LIMIT_S = 300  # Run All on 2 CPU cores: the Triton interpreter and the CUDA CPU backend
+MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
 
 
 def _chromium() -> Path:
@@ -58,15 +68,17 @@ def _free_port() -> int:
 
 
 class Lab:
-    """A JupyterLab server on loopback, for one test; its kernels are shut down with it."""
+    """A JupyterLab server on loopback; its kernels are shut down with it."""
 
     def __init__(self, root: Path, log: Path):
+        self.root = root
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "TCLAB_DEVICE": "cpu", "JUPYTER_CONFIG_DIR": str(root / ".cfg")}
-        # As a student starts it: the notebook itself must switch Triton to its interpreter.
-        for name in ("TCLAB_SECRET_SEED", "TRITON_INTERPRET"):
-            env.pop(name, None)
+        # As a student starts it: the notebook itself must pick the device and, without a GPU,
+        # switch Triton to its interpreter.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("TCLAB_DEVICE", "TCLAB_SECRET_SEED", "TRITON_INTERPRET")}
+        env["JUPYTER_CONFIG_DIR"] = str(root / ".cfg")
         self.log = open(log, "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={self.port}",
@@ -93,14 +105,18 @@ class Lab:
                                      headers={"X-XSRFToken": xsrf})
         return self.http.open(req, timeout=10).read()
 
-    def stop(self) -> None:
-        """Kernels first (they outlive the page), over REST; then the server, by its own pid."""
+    def shutdown_kernels(self) -> None:
+        """Kernels outlive the page: shut their sessions down over REST (DELETE needs _xsrf)."""
         try:
             self.http.open(f"{self.url}/lab", timeout=10).read()  # sets the _xsrf cookie
             for session in json.loads(self._request("GET", "/api/sessions")):
                 self._request("DELETE", f"/api/sessions/{session['id']}")
         except OSError:
             pass
+
+    def stop(self) -> None:
+        """Kernels first, then the server, by its own pid."""
+        self.shutdown_kernels()
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -109,6 +125,27 @@ class Lab:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One JupyterLab server and one Chromium for every lab: (server, browser)."""
+    chromium = _chromium()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    server = Lab(tmp_path_factory.mktemp("jupyterlab"), SHOTS / "jupyterlab.log")
+    try:
+        with sync_api.sync_playwright() as p:
+            chrome = p.chromium.launch(executable_path=str(chromium), args=LAUNCH_ARGS)
+            yield server, chrome
+            chrome.close()
+    finally:
+        server.stop()
+
+
+def _typed(source: str) -> str:
+    """A solution cell as a student would type it: the solution markers left out."""
+    return "\n".join(ln for ln in source.splitlines() if ln.strip() not in MARKERS)
 
 
 def _fill(page, index: int, text: str) -> None:
@@ -123,56 +160,69 @@ def _fill(page, index: int, text: str) -> None:
 
 
 def _run_all(page) -> None:
+    """Run All, then wait until some prompt reads [n] and none [*] (it stops at an error)."""
     page.locator(".lm-MenuBar-itemLabel:text-is('Run')").click()
     page.locator(".lm-Menu-itemLabel:text-is('Run All Cells')").click()
     prompts = page.locator(f"{ACTIVE} .jp-InputArea-prompt")
     deadline = time.monotonic() + RUN_LIMIT_S
     while time.monotonic() < deadline:
-        texts = prompts.all_inner_texts()
+        texts = prompts.all_text_contents()
         if any("[*]" in t for t in texts) or not any(t.strip("[]: ").isdigit() for t in texts):
             page.wait_for_timeout(1000)
             continue
         return
-    pytest.fail(f"Run All did not finish in {RUN_LIMIT_S} s; prompts: {prompts.all_inner_texts()}")
+    pytest.fail(f"Run All did not finish in {RUN_LIMIT_S} s; prompts: "
+                f"{prompts.all_text_contents()}")
 
 
-def test_student_fills_the_vector_add_lab_in_jupyterlab(tmp_path):
-    chromium = _chromium()
-    sync_api = pytest.importorskip("playwright.sync_api")
-    lab = manifest.get("lab01")
-    shutil.copy(lab.exercise, tmp_path / lab.exercise.name)
-    released = nbformat.read(lab.exercise, as_version=4)
-    solution = submission.read_notebook(lab.source)
-    cells = [gid for impl in lab.impls.values() for gid in impl.cells]
-    answers = submission.cell_sources(solution, tuple(cells), str(lab.source))
+def _outputs(page, index: int) -> str:
+    cell = page.locator(f"{ACTIVE} .jp-Cell").nth(index)
+    cell.scroll_into_view_if_needed()
+    return "\n".join(cell.locator(".jp-OutputArea-output").all_inner_texts()).strip()
+
+
+@pytest.mark.parametrize("lab_id", LABS)
+def test_student_fills_the_lab_in_jupyterlab(lab_id, browser):
+    server, chrome = browser
+    lab = manifest.get(lab_id)
+    copy = server.root / lab.notebook_name  # autosave writes back: never the repo's file
+    shutil.copy(lab.exercise_path, copy)
+    released = nbformat.read(copy, as_version=4)
+    cells = lab.solution_cells()
+    answers = submission.cell_sources(release.source_notebook(lab), cells, str(lab.source))
     index = {submission.grade_id(c): i for i, c in enumerate(released.cells)}
-    ARTIFACTS.mkdir(exist_ok=True)
-    server = Lab(tmp_path, ARTIFACTS / "jupyterlab.log")
+    missing = [gid for gid in cells if gid not in index]
+    assert not missing, f"{lab.exercise_path}: no cell with grade_id {missing}"
+    tests = [i for i, c in enumerate(released.cells)
+             if (submission.grade_id(c) or "").startswith("test_")]
+    shot = SHOTS / f"{lab_id}.png"
+    page = chrome.new_page(viewport={"width": 1400, "height": 1600})
+    page.set_default_timeout(60_000)
     try:
-        with sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=str(chromium), args=LAUNCH_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(60_000)
-            page.goto(f"{server.url}/lab/tree/{lab.exercise.name}?reset")
-            page.locator(f"{ACTIVE} .jp-Notebook-ExecutionIndicator[data-status='idle']") \
-                .wait_for(timeout=90_000)
-            for gid in cells:
-                _fill(page, index[gid], answers[gid])
-            _run_all(page)
-            outputs = {}
-            for gid in ("test_triton", "test_cuda"):
-                cell = page.locator(f"{ACTIVE} .jp-Cell").nth(index[gid])
-                cell.scroll_into_view_if_needed()
-                outputs[gid] = "\n".join(cell.locator(".jp-OutputArea-output").all_inner_texts())
-            page.screenshot(path=str(ARTIFACTS / "lab01_jupyterlab.png"), full_page=True)
-            errors = page.locator(f"{ACTIVE} [data-mime-type='application/vnd.jupyter.stderr']")
-            error_text = "\n".join(errors.all_inner_texts())
-            browser.close()
+        page.goto(f"{server.url}/lab/tree/{lab.notebook_name}?reset")
+        page.locator(f"{ACTIVE} .jp-Notebook-ExecutionIndicator[data-status='idle']") \
+            .wait_for(timeout=90_000)
+        for gid in cells:
+            _fill(page, index[gid], _typed(answers[gid]))
+        _run_all(page)
+        outputs = {i: _outputs(page, i) for i in tests}
+        errors = page.locator(f"{ACTIVE} {STDERR}")
+        error_text = "\n---\n".join(t.strip() for t in errors.all_text_contents())
+        news = page.get_by_role("button", name="No", exact=True)  # "notified about news?"
+        if news.count():
+            news.first.click()
+        if tests:
+            page.locator(f"{ACTIVE} .jp-Cell").nth(tests[0]).scroll_into_view_if_needed()
+        page.screenshot(path=str(shot))
     finally:
-        server.stop()
-    for gid, impl in (("test_triton", "triton"), ("test_cuda", "cuda")):
-        want = f"{lab.id} {impl} [public]:"
-        assert want in outputs[gid] and "shapes correct" in outputs[gid], (
-            f"{gid} should print {want!r} ... 'shapes correct' after the solution was typed in; "
-            f"it printed:\n{outputs[gid] or '(nothing)'}\nstderr in the notebook:\n{error_text}\n"
-            f"screenshot: {ARTIFACTS / 'lab01_jupyterlab.png'}")
+        page.close()
+        server.shutdown_kernels()
+    assert tests, f"{lab.exercise_path}: no grade cell named test_*"
+    for i, out in outputs.items():
+        gid = submission.grade_id(released.cells[i])
+        assert "shapes correct" in out, (
+            f"{lab_id}: cell {i} ({gid}) should print '... shapes correct' after the solution "
+            f"was typed in; it printed:\n{out or '(nothing)'}\nerror output in the notebook:\n"
+            f"{error_text or '(none)'}\nscreenshot: {shot}")
+    assert not error_text, f"{lab_id}: error output in the notebook:\n{error_text}\n" \
+                           f"screenshot: {shot}"

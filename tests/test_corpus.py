@@ -74,17 +74,23 @@ def test_corpus_verdict(path, device):
 # then check()'s judge on the public and hidden shapes. A cell that raises is classified as
 # the grader classifies it. One process per submission, killed like a hung kernel.
 NOTEBOOK_PATH = r"""
-import json, sys
+import json, sys, tempfile
+from pathlib import Path
 from grader import manifest, submission
 from grader.judge import correctness
 lab = manifest.get(sys.argv[1]); impl = sys.argv[3]
 ex = lab.exercise_for_launcher(next(e.impls[impl].launcher for e in lab.exercises))
 ns = {}
+cells = Path(tempfile.mkdtemp(prefix="tclab-cells-"))
+def run_cell(name, src):  # a file per cell, as IPython keeps one: Triton's @jit reads it
+    path = cells / f"{name}.py"
+    path.write_text(src)
+    exec(compile(src, str(path), "exec"), ns)
 try:
-    exec(submission.setup_source(lab), ns)
+    run_cell("setup", submission.setup_source(lab))
     nb = submission.read_notebook(sys.argv[2])
-    for src in submission.cell_sources(nb, ex.impls[impl].cells).values():
-        exec(compile(src, "<cell>", "exec"), ns)
+    for gid, src in submission.cell_sources(nb, ex.impls[impl].cells).items():
+        run_cell(gid, src)
 except BaseException as exc:
     print(json.dumps({"status": correctness.classify(exc), "reason": str(exc)[:300]}))
     sys.exit()

@@ -46,6 +46,8 @@ def rewrite_nvcc(stderr: str) -> str:
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     keep = [re.sub(r'[^\s"]*/kernel\.cu', source.FILENAME, ln) for ln in lines
             if "kernel.cu" in ln or not re.match(r"^\S+\(\d+\)", ln)]
+    # kernel.cu(6): error → kernel.cu:6: error, the CPU backend's (and g++'s) form.
+    keep = [re.sub(r"\bkernel\.cu\((\d+)\)", r"kernel.cu:\1", ln) for ln in keep]
     return "\n".join(keep).strip() or stderr.strip()
 
 

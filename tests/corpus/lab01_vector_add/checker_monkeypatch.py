@@ -1,6 +1,7 @@
 # impl: triton
 # status: tampered
 # reason: torch.allclose
+# reason: check
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 import grader.notebook

@@ -1,7 +1,8 @@
 # impl: cuda
 # status: compile_error
 # reason: compile error in CUDA C vector_add_kernel
-# reason: kernel.cu:5
+# (g++ reports the missing ';' at the end of line 5, nvcc at the next token, on line 6)
+# reason-any: kernel.cu:5 | kernel.cu:6
 
 # %% nbgrader={"grade_id": "vector_add_cu", "solution": true}
 VECTOR_ADD_CU = r"""

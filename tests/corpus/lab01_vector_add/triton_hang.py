@@ -8,8 +8,9 @@
 @triton.jit
 def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     i = tl.program_id(axis=0)
-    while i >= 0:  # never false: the kernel never returns
-        i += 1
+    while i >= 0:  # i | 1 never turns negative: the kernel never returns
+        i = i | 1
+        tl.store(out_ptr, tl.load(x_ptr))  # a side effect: the compiler keeps the loop
     offs = i * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)

