@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-v", "--verbose", action="store_true", help="print full failure details")
     p.set_defaults(func=cmd_check)
     p = sub.add_parser("new", help="scaffold labs/labNN_<op>/ and reference/labNN_<op>/")
-    p.add_argument("lab_id", help="labNN_<op>, e.g. lab13_scale")
+    p.add_argument("lab_id", help="labNN_<op>, e.g. lab13_row_sum")
     p.add_argument("--title", default=None, help="the lab's title (default: from the op)")
     p.set_defaults(func=cmd_new)
     p = sub.add_parser("release", help="regenerate exercises/ from labs/")

@@ -105,7 +105,7 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
             cases=[{"index": 0, "shape": p.case.shape, "file": str(tmp / "case.pt"),
                     "result": str(tmp / "result.pt")}])
         outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
-                             wrapper=[tool, *memcheck.FLAGS], env=memcheck.ENV)
+                             wrapper=[tool, *memcheck.flags(tool)], env=memcheck.ENV)
     return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
 
 

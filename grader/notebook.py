@@ -129,15 +129,16 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
 
 
 def check(lab_id: str, impl: str, launcher, suite: str = "public",
-          exercise: str | None = None) -> list[Verdict]:
+          exercise: str | None = None) -> None:
     """Run `launcher` on every shape of `suite` in every dtype of its exercise; raise
-    CheckFailed with the grader's own reason on the first failure."""
+    CheckFailed with the grader's own reason on the first failure. Returns nothing, so a test
+    cell shows only the printed line (`verdicts()` returns the verdicts themselves)."""
     __tracebackhide__ = True  # noqa: F841 - IPython and pytest hide this frame
     device = dev.resolve()
     ex = _exercise(lab_id, launcher, exercise)
     if suite == "gpu" and device != "gpu":
         print(f"{ex.key} {impl} [{suite}]: skipped: needs a GPU")
-        return []
+        return
     found = verdicts(lab_id, impl, launcher, suite, exercise)
     bad = next((v for v in found if not v.ok), None)
     if bad is not None:
@@ -147,7 +148,6 @@ def check(lab_id: str, impl: str, launcher, suite: str = "public",
     how = f"{device}, Triton interpreter" if impl == "triton" and device == "cpu" else device
     dtypes = f" in {', '.join(ex.dtypes)}" if len(ex.dtypes) > 1 else ""
     print(f"{ex.key} {impl} [{suite}]: {passed}/{passed} shapes correct{dtypes} ({how})")
-    return found
 
 
 def bench(lab_id: str, impl: str, launcher, graded: bool = False,

@@ -232,5 +232,5 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
     if passed < len(prepared):
         return Verdict(status="crash", reason=f"{spec.words}: the process died (exit code "
                        f"{outcome.returncode}) on [{shape}]", details=outcome.output, **base)
-    return Verdict(status="pass", reason=f"{passed}/{len(prepared)} {suite} cases correct",
+    return Verdict(status="pass", reason=f"{passed}/{len(prepared)} {suite} shapes correct",
                    **base)

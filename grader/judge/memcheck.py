@@ -12,6 +12,22 @@ from grader.manifest import Exercise
 SANITIZER = "compute-sanitizer"
 EXIT_CODE = 86  # --error-exitcode: the sanitizer found an error
 FLAGS = ["--tool", "memcheck", "--print-limit", "3", "--error-exitcode", str(EXIT_CODE)]
+# A read just past a small input usually lands in the next live allocation, which memcheck
+# cannot tell from a legal read; a padding buffer after every allocation makes it an error.
+# 1 MiB covers a block of 1024 threads reading up to 256 float4s past the end.
+PADDING = ["--padding", str(1 << 20)]
+
+
+def flags(tool: str) -> list[str]:
+    """FLAGS, with the padding where this compute-sanitizer has the option."""
+    import subprocess
+
+    try:
+        text = subprocess.run([tool, "--help"], capture_output=True, text=True,
+                              timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        text = ""
+    return FLAGS + (PADDING if "--padding" in text else [])
 # The caching allocator off: each tensor is its own allocation, so a read past an input is
 # outside every allocation, which is what memcheck can see.
 ENV = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}

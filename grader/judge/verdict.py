@@ -98,7 +98,7 @@ class Grade:
         bad = next((v for v in self.checks if not v.ok), None)
         if bad:
             return bad.reason
-        return f"{self.passed}/{self.total} cases correct" + (
+        return f"{self.passed}/{self.total} shapes correct" + (
             f" in {', '.join(self.dtypes)}" if self.dtypes != ["float32"] else "")
 
     @property
