@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from test_corpus import header  # tests/ is on sys.path under pytest
 
 from grader import manifest, paths, release, scaffold
 
@@ -270,22 +271,11 @@ print(json.dumps({"status": bad.status if bad else "pass", "reason": g.reason}))
 """
 
 
-def _header(path: Path) -> dict[str, list[str]]:
-    fields: dict[str, list[str]] = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("# %%"):
-            break
-        if line.startswith("# ") and ":" in line:
-            key, value = line[2:].split(":", 1)
-            fields.setdefault(key.strip(), []).append(value.strip())
-    return fields
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("control", ["triton_stub", "cuda_no_bounds_check"])
 def test_negative_controls_get_their_verdict(scaffolded, control):
     path = scaffolded / "tests" / "corpus" / LAB_ID / f"{control}.py"
-    want = _header(path)
+    want = header(path)
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env.update(TCLAB_ROOT=str(scaffolded), TCLAB_DEVICE="cpu",
                PYTHONPATH=os.pathsep.join(filter(None, [str(CHECKOUT), env.get("PYTHONPATH")])))
