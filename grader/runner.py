@@ -128,6 +128,7 @@ def run(request: Request, timeout: float | None = None,
         os.close(rfd)
         _kill(proc)
         outcome.returncode = proc.returncode
-        outcome.output = _tail(out_path, 40 if wrapper else 15)
+        # Under a wrapper (compute-sanitizer) its report comes before the traceback it causes.
+        outcome.output = _tail(out_path, 400 if wrapper else 15)
         outcome.seconds = round(time.monotonic() - started, 2)
         return outcome

@@ -182,7 +182,10 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
 
 
 def _first_error_line(message: str) -> str:
-    """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line."""
+    """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line.
+    Read from the last exception of a chain: ours, whose diagnostics are already rewritten
+    (the compiler's raw report may precede it)."""
+    message = message.rsplit("\nwhich caused:\n", 1)[-1]
     lines = [ln.strip() for ln in message.splitlines() if ln.strip()]
     for pattern in (r"\berror\b.*:|:\s*error\b", r"\berror\b"):
         for line in lines:
