@@ -49,8 +49,11 @@ def _note(grade: Grade) -> str:
     skipped."""
     if not grade.correct:
         return f"{grade.exercise} {grade.impl}: {grade.reason}"
-    perf = "; ".join(f"{v.dtype}: {v.reason}" if len(grade.perf) > 1 else v.reason
-                     for v in grade.perf)
+    reasons = {v.reason for v in grade.perf}
+    if len(reasons) == 1:  # e.g. every dtype "skipped: needs a GPU": say it once
+        perf = reasons.pop()
+    else:
+        perf = "; ".join(f"{v.dtype}: {v.reason}" for v in grade.perf)
     return f"{grade.exercise} {grade.impl}: {grade.reason}" + (f"; {perf}" if perf else "")
 
 

@@ -32,10 +32,11 @@ def resolve(choice: str | None = None) -> str:
 
 
 def use(device: str) -> None:
-    """Fix the device for this process (and its children) before kernels are defined."""
-    os.environ["TCLAB_DEVICE"] = device
-    if device == "cpu":
-        os.environ["TRITON_INTERPRET"] = "1"
+    """Fix the device for this process (and its children) before kernels are defined; without
+    a GPU that means Triton's interpreter (grader.interpreter)."""
+    from grader import interpreter
+
+    interpreter.ensure(device)
 
 
 def torch_device(device: str) -> str:

@@ -11,12 +11,9 @@ from __future__ import annotations
 import functools
 import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
-import torch
-
-from grader import audit, bench, runner, submission
+from grader import audit, bench, check, runner, submission, wire
 from grader.judge import correctness, memcheck, perf
 from grader.judge.verdict import Grade, Outcome, Verdict
 from grader.manifest import Exercise, Lab
@@ -46,6 +43,38 @@ def resolve_submission(lab: Lab, where: str) -> Path:
     return path
 
 
+def _cases(prepared: list[correctness.Prepared]):
+    """The case frames, made one at a time: nothing of a case exists before it is sent."""
+    for p in prepared:
+        yield wire.tensors({"index": p.case.index, "shape": p.case.shape, "inputs": p.inputs})
+    yield b""  # no more cases
+
+
+def _converse(request: runner.Request, prepared: list[correctness.Prepared], judge,
+              timeout: float | None, **run_args) -> Outcome:
+    """Feed `prepared` to the worker one case at a time, each after the previous result was
+    judged right by `judge(index, msg, result) -> bool`."""
+    frames = _cases(prepared)
+    request.cases = len(prepared)
+
+    def on_message(msg, payload, link) -> bool:
+        if msg.event != "case" or payload is None:
+            return True  # forged or out of order: ignored
+        try:
+            saved = wire.untensors(payload)
+            result = correctness.Result(saved["outputs"], saved["inputs"],
+                                        saved.get("schedules", {}))
+        except Exception:  # noqa: BLE001 - a worker's bytes are untrusted
+            return True
+        if not judge(msg.index, msg, result):
+            return False
+        link.send(next(frames, b""))
+        return True
+
+    return runner.run(request, timeout, on_loaded=lambda link: link.send(next(frames)),
+                      on_message=on_message, **run_args)
+
+
 def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
                       device: str, dtype: str, timeout: float | None = None) -> Verdict:
     """One dtype's correctness, in one worker process, stopping at the first wrong case."""
@@ -55,33 +84,22 @@ def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: 
         return correctness.decide(ex, impl, dtype, device, prepared, [], Outcome(), scan)
     cpu_cuda = device == "cpu" and impl == "cuda"
     judged: list[correctness.CaseVerdict] = []
-    with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
-        tmp = Path(tmp)
-        requests = []
-        for p in prepared:
-            file = tmp / f"case{p.case.index}.pt"
-            torch.save(p.inputs, file)
-            requests.append({"index": p.case.index, "shape": p.case.shape, "file": str(file),
-                             "result": str(tmp / f"result{p.case.index}.pt")})
 
-        def on_case(msg) -> bool:
-            index = len(judged)
-            if msg.event != "case" or msg.index != index:
-                return True  # out-of-order or forged messages are ignored
-            saved = torch.load(tmp / f"result{index}.pt")
-            result = correctness.Result(saved["outputs"], saved["inputs"],
-                                        saved.get("schedules", {}))
-            judged.append(correctness.judge_case(ex, impl, prepared[index], msg, result))
-            return judged[-1].ok
+    def judge(index, msg, result) -> bool:
+        if index != len(judged):
+            return True  # out of order: ignored
+        judged.append(correctness.judge_case(ex, impl, prepared[index], msg, result))
+        return judged[-1].ok
 
-        # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
-        # faults and names the kernel; on a GPU, memcheck does that job), and every launch
-        # runs a second time with each block's threads in reverse order.
-        request = runner.Request(
-            lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode="check",
-            sources=sources, workdir=str(tmp), seed_salt=secrets.token_hex(16), dtype=dtype,
-            cases=requests, schedules=["reverse"] if cpu_cuda else [])
-        outcome = runner.run(request, timeout, on_case, env=CPU_CUDA_ENV if cpu_cuda else None)
+    # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
+    # faults and names the kernel; on a GPU, memcheck does that job), and every launch runs a
+    # second time with each block's threads in reverse order.
+    request = runner.Request(
+        lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode="check",
+        sources=sources, seed_salt=secrets.token_hex(16), dtype=dtype,
+        schedules=["reverse"] if cpu_cuda else [])
+    outcome = _converse(request, prepared, judge, timeout,
+                        env=CPU_CUDA_ENV if cpu_cuda else None)
     return correctness.decide(ex, impl, dtype, device, prepared, judged, outcome)
 
 
@@ -96,16 +114,14 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
         return Verdict(check="memcheck", status="skipped", exercise=ex.key, impl=impl,
                        dtype=dtype, device="gpu", reason=f"skipped: {memcheck.SANITIZER} "
                        "not found")
-    with tempfile.TemporaryDirectory(prefix="tclab-") as tmp:
-        tmp = Path(tmp)
-        torch.save(p.inputs, tmp / "case.pt")
-        request = runner.Request(
-            lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="check",
-            sources=sources, workdir=str(tmp), seed_salt=secrets.token_hex(16), dtype=dtype,
-            cases=[{"index": 0, "shape": p.case.shape, "file": str(tmp / "case.pt"),
-                    "result": str(tmp / "result.pt")}])
-        outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
-                             wrapper=[tool, *memcheck.flags(tool)], env=memcheck.ENV)
+    case = correctness.Prepared(check.Case(p.case.suite, 0, p.case.shape, dtype, p.case.seed),
+                                p.inputs, p.expected)
+    request = runner.Request(
+        lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="check",
+        sources=sources, seed_salt=secrets.token_hex(16), dtype=dtype)
+    outcome = _converse(request, [case], lambda *_: True,
+                        (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
+                        wrapper=[tool, *memcheck.flags(tool)], env=memcheck.ENV)
     return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
 
 

@@ -86,12 +86,29 @@ def repair(namespace: dict) -> list[str]:
     return _rebind(namespace, old)
 
 
+def _untimed(fn, quantiles=None, **kwargs):
+    """The autotuner's benchmark under the interpreter: no driver to time with, and a time
+    measured there says nothing about a GPU. Every config ties; the first one runs."""
+    return [0.0] * len(quantiles) if quantiles else 0.0
+
+
+def _patch_autotuner() -> None:
+    """`@triton.autotune` benchmarks its configs through the GPU driver, which the interpreter
+    does not have ("0 active drivers"): give it a benchmark that needs none."""
+    try:
+        from triton.runtime.autotuner import Autotuner
+    except ImportError:
+        return
+    Autotuner.do_bench = property(lambda self: _untimed)
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
-    triton imported earlier (see the module docstring)."""
+    triton imported earlier (see the module docstring) and for `@triton.autotune`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
         return
     os.environ["TRITON_INTERPRET"] = "1"
     if needs_repair():
         repair(_importer_globals())
+    _patch_autotuner()

@@ -1,12 +1,14 @@
 """The child side of the runner: loads ONE submission from source text and launches it.
 
-Started by `grader.runner` in a fresh process group, it reads a `runner.Request` on stdin and
-writes `Message` JSON lines to a pipe the parent opened. It never decides a verdict: in
-`check` mode it saves what each launch wrote (`judge.correctness.launch`) for the parent to
-judge; in `perf` mode it times the student against the reference (`judge.perf.measure`) with
-functions bound before the student's code loaded.
+Started by `grader.runner` in a fresh process group, it reads a `runner.Request` frame on
+stdin and writes `Message` JSON lines to one pipe the parent opened, result frames to another
+(`grader.wire`). It never decides a verdict: in `check` mode it loads the student's module,
+says so, and only then reads the cases one frame at a time, sending back what each launch
+wrote (`judge.correctness.launch`) for the parent to judge; no input ever sits on disk. In
+`perf` mode it times the student against the reference (`judge.perf.measure`) with functions
+bound before the student's code loaded.
 
-    python -m grader.worker FD  < request.json
+    python -m grader.worker MESSAGE_FD RESULT_FD  < frames
 """
 
 from __future__ import annotations
@@ -69,13 +71,13 @@ def _cuda_function_class(device: str):
         return None
 
 
-def run(request: dict, chan: Channel) -> None:
+def run(request: dict, chan: Channel, results_fd: int) -> None:
     from grader import device as dev
 
     dev.use(request["device"])
     import torch
 
-    from grader import audit, manifest, submission, tamper
+    from grader import audit, manifest, submission, tamper, wire
     from grader.judge import correctness, perf
     from grader.judge.verdict import Message
 
@@ -125,28 +127,33 @@ def run(request: dict, chan: Channel) -> None:
         except BaseException as exc:  # noqa: BLE001
             chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
         return
-    for case in request["cases"]:
-        inputs = torch.load(case["file"])
+    read, write, pack = wire.read, wire.write, wire.tensors  # bound before any launch
+    while True:
+        frame = read(0)
+        if not frame:
+            return  # no more cases
+        case = wire.untensors(frame)
         msg, result = correctness.launch(
-            ex, impl, launcher, case["shape"], request["dtype"], inputs, request["device"],
-            launches, request.get("schedules", ()), lambda e: describe(e, built),
-            case["index"], cuda_schedule)
+            ex, impl, launcher, case["shape"], request["dtype"], case["inputs"],
+            request["device"], launches, request.get("schedules", ()),
+            lambda e: describe(e, built), case["index"], cuda_schedule)
         if result is None:
             chan.send(msg)
             return
         if tampered(case["index"]):
             return
-        torch.save(result.__dict__, case["result"])
+        write(results_fd, pack(result.__dict__))  # before its message: the parent pairs them
         chan.send(msg)
 
 
 def main() -> None:
+    from grader import wire
     from grader.judge.verdict import Message
 
     chan = Channel(int(sys.argv[1]))
-    request = json.loads(sys.stdin.read())
+    request = json.loads(wire.read(0))
     try:
-        run(request, chan)
+        run(request, chan, int(sys.argv[2]))
     finally:
         chan.send(Message(event="done"))
 
