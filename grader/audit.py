@@ -68,12 +68,38 @@ class Audit(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-class Launches:
-    """Counts Triton kernel launches and SourceModule launches made through `grader.cuda`."""
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
 
-    def __init__(self):
+
+_GLOBAL = re.compile(r"__global__[^(]*?(\w+)\s*\(")
+
+
+def kernel_source(kernel) -> str | None:
+    """The source a Triton kernel object runs: what `inspect` finds for its Python function
+    (Triton compiles that text, the interpreter runs that function)."""
+    import inspect
+
+    fn = getattr(kernel, "fn", None)
+    try:
+        return inspect.getsource(fn) if fn is not None else None
+    except (OSError, TypeError):
+        return None
+
+
+class Launches:
+    """Counts Triton kernel launches and SourceModule launches made through `grader.cuda`.
+
+    With `sources` (the student's cells), only kernels defined there count: a Triton kernel
+    whose source text is in them, a CUDA kernel whose `__global__` function is named in them.
+    Someone else's kernel (the reference, a solution read from disk) is recorded by name in
+    `others` instead."""
+
+    def __init__(self, sources: list[str] | None = None):
         self.triton = 0
         self.cuda = 0
+        self.others: list[str] = []  # kernels launched that are not the student's
+        self.own(sources)
         self.side_streams = 0  # launches on a stream other than the current default one
         self.modules: list[str] = []  # sources of the CUDA modules launched since cleared
         self.counting_cuda = False
@@ -91,7 +117,8 @@ class Launches:
         counter = self
 
         def counted(*args, **kwargs):
-            setattr(counter, kind, getattr(counter, kind) + 1)
+            if counter.owned(kind, args[0]):
+                setattr(counter, kind, getattr(counter, kind) + 1)
             source = getattr(getattr(args[0], "module", None), "source", None)
             if kind == "cuda" and isinstance(source, str) and source not in counter.modules:
                 counter.modules.append(source)
@@ -101,6 +128,27 @@ class Launches:
 
         setattr(cls, attr, counted)
         self._patched.append((cls, attr, counted))
+
+    def own(self, sources: list[str] | None) -> None:
+        """The student's cells, whose kernels are the only ones that count (None: any)."""
+        self._cells = _squash("\n".join(sources)) if sources is not None else None
+
+    def owned(self, kind: str, kernel) -> bool:
+        """Whether `kernel` was defined in the student's cells (always, without sources)."""
+        if self._cells is None:
+            return True
+        if kind == "triton":
+            src = kernel_source(kernel)
+            name = getattr(getattr(kernel, "fn", None), "__name__", "a Triton kernel")
+            mine = src is not None and _squash(src) in self._cells
+        else:
+            name = getattr(kernel, "label", getattr(kernel, "name", "a CUDA kernel"))
+            source = getattr(getattr(kernel, "module", None), "source", "") or ""
+            names = _GLOBAL.findall(source) or [name]
+            mine = all(re.search(rf"\b{re.escape(n)}\b", self._cells) for n in names)
+        if not mine and name not in self.others and len(self.others) < 10:
+            self.others.append(name)
+        return mine
 
     @staticmethod
     def _on_side_stream(kind: str, kwargs: dict) -> bool:

@@ -65,6 +65,17 @@ def _cell_sources(launcher) -> dict[str, str]:
     return {getattr(launcher, "__name__", "launcher"): "".join(lines)} if lines else {}
 
 
+def _all_cells(launcher) -> list[str] | None:
+    """Every cell this kernel has run, for the launch counters' "the student's kernel" test:
+    IPython keeps each cell in a file of its own, all in one folder (as the launcher's)."""
+    code = getattr(launcher, "__code__", None)
+    if code is None or not os.path.isabs(code.co_filename):
+        return None
+    folder = os.path.dirname(code.co_filename)
+    return ["".join(entry[2]) for name, entry in list(linecache.cache.items())
+            if isinstance(name, str) and os.path.dirname(name) == folder and len(entry) >= 3]
+
+
 @contextmanager
 def _environ(**values: str):
     old = {k: os.environ.get(k) for k in values}
@@ -98,6 +109,7 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
     cpu_cuda = impl == "cuda" and device == "cpu"
     scan = audit.static_scan(_cell_sources(launcher), ex.forbidden_calls)
     launches = _launches(device)
+    launches.own(_all_cells(launcher))
     replaced = _WATCH.tampered() + ([] if launches.intact() else ["the launch counters"])
     if replaced:
         return [Verdict(check="correctness", status="tampered", exercise=ex.key, impl=impl,

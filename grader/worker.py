@@ -89,7 +89,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         torch.cuda.init()
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
-    launches = audit.Launches()
+    launches = audit.Launches(list(request["sources"].values()))
     if request["mode"] == "perf":
         from grader import bench, reference
 

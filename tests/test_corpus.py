@@ -85,9 +85,11 @@ lab = manifest.get(sys.argv[1]); impl = sys.argv[3]
 ex = lab.exercise_for_launcher(next(e.impls[impl].launcher for e in lab.exercises))
 ns = {}
 cells = Path(tempfile.mkdtemp(prefix="tclab-cells-"))
-def run_cell(name, src):  # a file per cell, as IPython keeps one: Triton's @jit reads it
+def run_cell(name, src):  # a file per cell, kept in linecache, as IPython does
+    import linecache
     path = cells / f"{name}.py"
     path.write_text(src)
+    linecache.cache[str(path)] = (len(src), None, src.splitlines(True), str(path))
     exec(compile(src, str(path), "exec"), ns)
 try:
     run_cell("setup", submission.setup_source(lab))

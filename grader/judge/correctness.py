@@ -107,6 +107,7 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
     buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
     counts = (launches.triton, launches.cuda)
     launches.modules.clear()
+    launches.others.clear()
     start = time.perf_counter()
     try:
         with audit.Audit(ex.allowed_ops) as seen:
@@ -134,7 +135,7 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
         result.schedules[schedule] = {k: b.cpu() for k, b in again.items()}
     return Message(event="case", index=index, seconds=seconds, launches=ran,
                    foreign=list(seen.foreign), returned=_returned(returned),
-                   c_stub=c_stub), result
+                   c_stub=c_stub, others=list(launches.others)), result
 
 
 # --- the deciding half ----------------------------------------------------------------------
@@ -159,8 +160,10 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
                    f"{spec.words}")
     elif msg.launches.get(impl, 1) == 0:
         status = "fallback"
-        problem = (f"{where}: no {spec.words.split(' ')[0]} kernel was launched: "
-                   f"{spec.launcher}() must launch {spec.kernel}")
+        someone = (f" (it ran {', '.join(msg.others)}, which your cells do not define)"
+                   if msg.others else "")
+        problem = (f"{where}: no {spec.words.split(' ')[0]} kernel was launched{someone}: "
+                   f"{spec.launcher}() must launch {spec.kernel}, defined in your cells")
     for name, want in p.expected.items():
         problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl)
     problem = problem or check.mutated(p.inputs, result.inputs)

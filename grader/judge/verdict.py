@@ -158,6 +158,7 @@ class Message:
     foreign: list = field(default_factory=list)  # library ops the launcher's own frames ran
     returned: str | None = None  # "a float32 tensor of shape (3,)" when the launcher returned one
     c_stub: bool = False  # a launched CUDA module still holds the release's empty body
+    others: list = field(default_factory=list)  # kernels launched that are not the student's
     # error
     kind: str = ""  # not_implemented | compile_error | memory_error | exception | tampered
     message: str = ""
