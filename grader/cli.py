@@ -81,6 +81,12 @@ def cmd_check(args) -> int:
                                                  plot_dir=Path(args.plots))
             progress.advance(task)
     console.print(_table(grades, device))
+    unboxed = next((g.unsandboxed for g in grades if g.unsandboxed), "")
+    if unboxed:
+        console.print(f"WARNING: student code ran WITHOUT the sandbox ({unboxed}): it could read "
+                      "this machine's files (solutions, references, secrets). Fine for your own "
+                      "notebook; for grading others' work, see the README.", style="bold red",
+                      markup=False)
     for g in grades:
         console.print(_note(g), markup=False, highlight=False)
         bad = g.first_failure

@@ -43,6 +43,24 @@ def resolve_submission(lab: Lab, where: str) -> Path:
     return path
 
 
+def _request(ex: Exercise, impl: str, device: str, mode: str, sources: dict[str, str],
+             **more) -> runner.Request:
+    """What a worker needs, all of it in the request: it cannot read the lab's folder."""
+    from grader import manifest
+
+    lab = manifest.get(ex.lab_id)
+    return runner.Request(lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode=mode,
+                          sources=sources, manifest=(lab.dir / "lab.toml").read_text(),
+                          setup=_setup(lab.id), seed_salt=secrets.token_hex(16), **more)
+
+
+@functools.cache
+def _setup(lab_id: str) -> str:
+    from grader import manifest
+
+    return submission.setup_source(manifest.get(lab_id))
+
+
 def _cases(prepared: list[correctness.Prepared]):
     """The case frames, made one at a time: nothing of a case exists before it is sent."""
     for p in prepared:
@@ -94,10 +112,8 @@ def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: 
     # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
     # faults and names the kernel; on a GPU, memcheck does that job), and every launch runs a
     # second time with each block's threads in reverse order.
-    request = runner.Request(
-        lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode="check",
-        sources=sources, seed_salt=secrets.token_hex(16), dtype=dtype,
-        schedules=["reverse"] if cpu_cuda else [])
+    request = _request(ex, impl, device, "check", sources, dtype=dtype,
+                       schedules=["reverse"] if cpu_cuda else [])
     outcome = _converse(request, prepared, judge, timeout,
                         env=CPU_CUDA_ENV if cpu_cuda else None)
     return correctness.decide(ex, impl, dtype, device, prepared, judged, outcome)
@@ -116,9 +132,7 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                        "not found")
     case = correctness.Prepared(check.Case(p.case.suite, 0, p.case.shape, dtype, p.case.seed),
                                 p.inputs, p.expected)
-    request = runner.Request(
-        lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="check",
-        sources=sources, seed_salt=secrets.token_hex(16), dtype=dtype)
+    request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
     outcome = _converse(request, [case], lambda *_: True,
                         (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
                         wrapper=[tool, *memcheck.flags(tool)], env=memcheck.ENV)
@@ -128,10 +142,8 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
 def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
             dtypes: list[str], repeat: int = 1) -> Outcome:
     """One perf worker: `repeat` complete measurements of every perf shape in each dtype."""
-    request = runner.Request(
-        lab=ex.lab_id, exercise=ex.key, impl=impl, device="gpu", mode="perf", sources=sources,
-        seed_salt=secrets.token_hex(16),
-        perf={"dtypes": dtypes, "repeat": repeat, "sweep": sweep})
+    request = _request(ex, impl, "gpu", "perf", sources,
+                       perf={"dtypes": dtypes, "repeat": repeat, "sweep": sweep})
     return runner.run(request, timeout)
 
 
@@ -158,7 +170,7 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
             again = measure(ex, impl, sources, timeout, False, [dtype])
             verdict = perf.decide(ex, impl, dtype, first.messages + again.messages, roof, info)
             verdict.perf["remeasured"] = True
-        verdict.seconds = first.seconds
+        verdict.seconds, verdict.unsandboxed = first.seconds, first.unsandboxed
         verdicts.append(verdict)
     sweep = [bench.summary(ex, ex.shapes["sweep"][m.index], m.dtype, m.times, roof)
              for m in first.messages if m.suite == "sweep" and not m.refused]

@@ -294,11 +294,12 @@ def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -
         forbidden_calls=frozenset(raw.get("forbidden_calls", ())), single=single)
 
 
-def load(path: Path) -> Lab:
+def load(path: Path, text: str | None = None) -> Lab:
+    """The lab whose manifest is at `path`; `text` stands in for the file where it cannot be
+    read (a sandboxed worker gets its lab's manifest in its request)."""
     where = str(path)
     try:
-        with open(path, "rb") as f:
-            raw = tomllib.load(f)
+        raw = tomllib.loads(text if text is not None else Path(path).read_text())
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{where}: {exc}") from None
     lab_id = _require(raw, "id", where)

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import check, paths, wire
+from grader import check, paths, sandbox, wire
 from grader.judge.verdict import Message, Outcome
 
 DEFAULT_TIMEOUT = {"cpu": 180.0, "gpu": 120.0}
@@ -34,6 +34,8 @@ class Request:
     device: str
     mode: str  # "check" | "perf"
     sources: dict[str, str]
+    manifest: str = ""  # the lab's lab.toml, as text: the worker cannot read labs/
+    setup: str = ""  # the lab's setup cell, from the lab's own source
     workdir: str = ""
     seed_salt: str = ""
     dtype: str = "float32"
@@ -150,18 +152,21 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         msg_r, msg_w = os.pipe()
         res_r, res_w = os.pipe()
         out_path = workdir / "output.txt"
+        argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
+                str(res_w)]
+        child_env = _child_env(env)
+        readable = [paths.REFERENCE / request.lab] if request.mode == "perf" else []
+        boxed = sandbox.command(argv, workdir, request.device, child_env, readable)
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(
-                [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
-                 str(res_w)],
-                stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                pass_fds=(msg_w, res_w), env=_child_env(env), cwd=workdir,
-                start_new_session=True)
+                boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
+                pass_fds=(msg_w, res_w), env=child_env, cwd=workdir, start_new_session=True)
         os.close(msg_w)
         os.close(res_w)
         link = Link(proc.stdin)
         link.send(json.dumps(request.__dict__).encode())
-        outcome = Outcome(timeout=timeout)
+        outcome = Outcome(timeout=timeout, unsandboxed="" if boxed else
+                          (sandbox.available() or "no sandbox"))
         for msg, payload in _events(msg_r, res_r, started + timeout):
             if msg is None:
                 outcome.timed_out = True

@@ -120,11 +120,12 @@ def cell_label(gid: str, src: str) -> str:
     return f"the cell {gid}"
 
 
-def write_module(lab: Lab, sources: dict[str, str], folder: Path,
+def write_module(setup: str, sources: dict[str, str], folder: Path,
                  name: str = "submission") -> Built:
-    """Write setup + solution cells as one module; remember which lines came from which cell."""
+    """Write the lab's setup cell and the solution cells as one module; remember which lines
+    came from which cell."""
     parts, spans, line = [], [], 1
-    for gid, src in [(SETUP_CELL, setup_source(lab)), *sources.items()]:
+    for gid, src in [(SETUP_CELL, setup), *sources.items()]:
         header = f"# ---- cell {gid} ----\n"
         body = src if src.endswith("\n") else src + "\n"
         first = line + 1

@@ -81,7 +81,8 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     from grader.judge import correctness, perf
     from grader.judge.verdict import Message
 
-    ex = manifest.exercise(request["exercise"])
+    lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
+    ex = lab.exercise(request["exercise"].partition("/")[2] or None)
     impl = request["impl"]
     spec = ex.impls[impl]
     gpu = request["device"] == "gpu"
@@ -97,7 +98,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         ref_launcher = reference.load(ex, impl)
     built = None
     try:
-        built = submission.write_module(manifest.get(request["lab"]), request["sources"],
+        built = submission.write_module(request["setup"], request["sources"],
                                         Path(request["workdir"]))
         module = submission.import_module(built)
         launcher = getattr(module, spec.launcher, None)

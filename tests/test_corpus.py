@@ -3,6 +3,7 @@ and the notebook's own `check()` reaches the same status as the grader (one judg
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -45,7 +46,9 @@ def _runnable(want: dict, device: str) -> None:
         pytest.skip("a CPU-only control")
 
 
+@functools.cache
 def grade(path: Path, device: str, perf: bool):
+    """Graded once per session: the verdict test and the parity test share it."""
     want = header(path)
     lab = manifest.get(path.parent.name)
     timeout = float(want["timeout"][0]) if "timeout" in want else None
@@ -129,8 +132,9 @@ def test_notebook_check_decides_as_the_grader(path, device):
     """Correctness only: the notebook's bench is feedback, its grade is the grader's."""
     want = header(path)
     _runnable(want, device)
-    result = grade(path, device, perf=False)
-    graded = result.first_failure.status if result.first_failure else "pass"
+    result = grade(path, device, "perf" in want)
+    failure = next((v for v in result.checks if not v.ok), None)  # correctness only
+    graded = failure.status if failure else "pass"
     timeout = float(want.get("timeout", ["120"])[0]) + 30
     seen = notebook_status(path, want["impl"][0], device, timeout)
     assert seen["status"] == graded, (f"{path.name}: notebook says {seen['status']} "

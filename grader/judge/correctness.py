@@ -205,7 +205,8 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
     spec = ex.impls[impl]
     suite = "+".join(dict.fromkeys(p.case.suite for p in prepared)) or "none"
     base = {"check": "correctness", "exercise": ex.key, "impl": impl, "dtype": dtype,
-            "device": device, "total": len(prepared), "seconds": outcome.seconds}
+            "device": device, "total": len(prepared), "seconds": outcome.seconds,
+            "unsandboxed": outcome.unsandboxed}
     if scan:
         return Verdict(status="fallback", reason=f"library fallback: {scan[0]}: compute with "
                        f"the {spec.words}, not a library", details="\n".join(scan), **base)

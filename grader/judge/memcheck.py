@@ -38,7 +38,7 @@ _AT = re.compile(r"=+\s+at (?:0x[0-9a-f]+ in )?([\w:<>, ]+?)(?:\+0x[0-9a-f]+)?(?
 
 def decide(ex: Exercise, impl: str, dtype: str, shape: dict, outcome: Outcome) -> Verdict:
     base = {"check": "memcheck", "exercise": ex.key, "impl": impl, "dtype": dtype,
-            "device": "gpu", "seconds": outcome.seconds}
+            "device": "gpu", "seconds": outcome.seconds, "unsandboxed": outcome.unsandboxed}
     where = ex.describe(shape, dtype)
     errors = _ERROR.findall(outcome.output)
     if errors or outcome.returncode == EXIT_CODE:

@@ -49,6 +49,7 @@ class Verdict:
     seconds: float | None = None
     output: str = ""  # the tail of what the worker printed
     perf: dict = field(default_factory=dict)  # ratio, gbps, roof_pct, rows, sweep, plot, bar...
+    unsandboxed: str = ""  # why the student's code ran outside the sandbox ("" when inside)
 
     def __post_init__(self):
         if self.status not in FAILED and self.status not in (PASS, SKIPPED):
@@ -127,10 +128,16 @@ class Grade:
     def ok(self) -> bool:
         return self.correct and all(v.ok for v in self.perf)
 
+    @property
+    def unsandboxed(self) -> str:
+        """Why some check ran the student's code outside the sandbox ("" if none did)."""
+        return next((v.unsandboxed for v in self.checks + self.perf if v.unsandboxed), "")
+
     def to_dict(self) -> dict:
         return {"lab": self.lab, "exercise": self.exercise, "impl": self.impl,
                 "device": self.device, "status": self.status, "reason": self.reason,
                 "correct": self.correct, "passed": self.passed, "total": self.total,
+                "unsandboxed": self.unsandboxed,
                 "checks": [v.to_dict() for v in self.checks],
                 "perf": [v.to_dict() for v in self.perf]}
 
@@ -202,3 +209,4 @@ class Outcome:
     output: str = ""  # the tail of its stdout + stderr
     seconds: float = 0.0
     timeout: float = 0.0
+    unsandboxed: str = ""  # why the worker ran outside the sandbox ("" when inside it)

@@ -1,0 +1,101 @@
+"""Student code runs where nothing is worth stealing: a submission that tries to read the
+reference kernels, the labs' solutions, a course's secret seed and gradebook, the grading
+user's home, or to reach the network, finds nothing, and is graded as the honest kernel it
+also is. The same submission without the sandbox finds all of it (the negative control that
+shows the probe works)."""
+
+from __future__ import annotations
+
+import secrets
+import socket
+from pathlib import Path
+
+import pytest
+
+from grader import grading, manifest, paths, sandbox
+
+LAB = manifest.get("lab01")
+EX = LAB.exercise()
+
+PROBE = '''
+import socket
+
+FOUND = []
+for path in {targets!r}:
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+        FOUND.append(path)
+    except OSError:
+        pass
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+    FOUND.append("the network")
+except OSError:
+    pass
+
+
+@triton.jit
+def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x + y).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def vector_add_triton(x, y, out):
+    if FOUND:
+        raise RuntimeError("LEAK: " + ", ".join(FOUND))
+    n = out.numel()
+    vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+'''
+
+
+@pytest.fixture
+def probe(tmp_path, monkeypatch):
+    """The course directory the grader runs in, a file in the grader's home, a listening
+    socket; and the submission that looks for all of them."""
+    course = tmp_path / "course"
+    (course / ".tclab").mkdir(parents=True)
+    (course / ".tclab" / "secret_seed").write_text("s3cret\n")
+    (course / "gradebook.db").write_text("grades\n")
+    monkeypatch.chdir(course)
+    home_file = Path.home() / f".tclab-probe-{secrets.token_hex(4)}"
+    home_file.write_text("private\n")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    targets = [str(next(paths.REFERENCE.glob("lab01_vector_add/*.cu"))),
+               str(LAB.source), str(course / ".tclab" / "secret_seed"),
+               str(course / "gradebook.db"), str(home_file)]
+    source = PROBE.format(targets=targets, port=server.getsockname()[1])
+    yield {EX.impls["triton"].cells[0]: source}
+    home_file.unlink()
+    server.close()
+
+
+def grade(sources, device):
+    return grading.grade_exercise(EX, "triton", sources, device, hidden=False, perf=False)
+
+
+def test_a_sandboxed_submission_finds_nothing(probe, device):
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    result = grade(probe, device)
+    assert result.correct, f"the probe found something: {result.reason}"
+    assert not result.unsandboxed
+
+
+def test_without_the_sandbox_the_probe_finds_everything(probe, device, monkeypatch):
+    monkeypatch.setenv("TCLAB_SANDBOX", "0")
+    sandbox.available.cache_clear()
+    try:
+        result = grade(probe, device)
+    finally:
+        sandbox.available.cache_clear()
+    assert result.status == "exception" and "LEAK" in result.reason, result.reason
+    for what in ("vector_add.cu", "lab01_vector_add.py", "secret_seed", "gradebook.db",
+                 ".tclab-probe-", "the network"):
+        assert what in result.reason, f"{what} not found without the sandbox: {result.reason}"
+    assert result.unsandboxed == "TCLAB_SANDBOX=0"
