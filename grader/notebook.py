@@ -70,10 +70,12 @@ def _all_cells(launcher) -> list[str] | None:
     IPython keeps each cell in a file of its own, all in one folder (as the launcher's)."""
     code = getattr(launcher, "__code__", None)
     if code is None or not os.path.isabs(code.co_filename):
-        return None
+        return None  # no way to tell the student's cells: every kernel counts
+    own = linecache.getlines(code.co_filename)  # loads a module file from disk if need be
     folder = os.path.dirname(code.co_filename)
-    return ["".join(entry[2]) for name, entry in list(linecache.cache.items())
-            if isinstance(name, str) and os.path.dirname(name) == folder and len(entry) >= 3]
+    cells = ["".join(entry[2]) for name, entry in list(linecache.cache.items())
+             if isinstance(name, str) and os.path.dirname(name) == folder and len(entry) >= 3]
+    return cells + ["".join(own)] if cells or own else None
 
 
 @contextmanager
