@@ -67,6 +67,29 @@ class Audit(TorchDispatchMode):
             self.foreign.append(f"torch.ops.aten.{name}")
         return func(*args, **(kwargs or {}))
 
+    # A numpy view of a tensor lets numpy compute on its memory where no dispatch mode sees it
+    # (CPU tensors): a launcher has no honest use for one (kernels take pointers).
+    _VIEWS = ("numpy", "__array__")
+
+    def __enter__(self):
+        audit, self._saved = self, {name: getattr(torch.Tensor, name) for name in self._VIEWS}
+
+        def watched(name, original):
+            def view(tensor, *args, **kwargs):
+                if not audit._caller_is_trusted() and len(audit.foreign) < 20:
+                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor)")
+                return original(tensor, *args, **kwargs)
+            return view
+
+        for name, original in self._saved.items():
+            setattr(torch.Tensor, name, watched(name, original))
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        for name, original in self._saved.items():
+            setattr(torch.Tensor, name, original)
+        return super().__exit__(*exc)
+
 
 def _squash(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
