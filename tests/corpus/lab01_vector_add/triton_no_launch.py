@@ -1,6 +1,6 @@
 # impl: triton
 # status: fallback
-# reason: no Triton kernel was launched
+# reason-any: no Triton kernel was launched | numpy computing on a tensor
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit
