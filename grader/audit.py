@@ -181,8 +181,17 @@ class Launches:
             return False
         return torch.cuda.current_stream() != torch.cuda.default_stream()
 
-    def watch_cuda(self, function_cls) -> bool:
-        """Count calls of the CUDA backend's kernel objects (`get_function` results)."""
+    def watch_cuda(self, device: str) -> bool:
+        """Count calls of the CUDA backend's kernel objects (`get_function` results) on
+        `device`'s backend; False where that backend cannot load (no pycuda)."""
+        import importlib
+
+        module, name = ("grader.cuda.gpu", "GpuFunction") if device == "gpu" else \
+            ("grader.cuda.cpu", "CpuFunction")
+        try:
+            function_cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            return False
         if function_cls is None or "__call__" not in vars(function_cls):
             return False
         self._wrap(function_cls, "__call__", "cuda")

@@ -105,10 +105,6 @@ def _lay_out(values: torch.Tensor, opts: dict, dtype: str) -> torch.Tensor:
     return view
 
 
-def input_dtype(ex: Exercise, tensor, dtype: str) -> str:
-    return tensor.options.get("dtype", dtype)
-
-
 def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
                 device: str = "cpu") -> dict[str, torch.Tensor]:
     """Fresh inputs for one case in the layouts the shape entry asks for."""

@@ -13,7 +13,7 @@ import secrets
 import shutil
 from pathlib import Path
 
-from grader import audit, bench, check, runner, submission, wire
+from grader import audit, bench, check, manifest, runner, submission, wire
 from grader.judge import correctness, memcheck, perf
 from grader.judge.verdict import Grade, Outcome, Verdict
 from grader.manifest import Exercise, Lab
@@ -46,8 +46,6 @@ def resolve_submission(lab: Lab, where: str) -> Path:
 def _request(ex: Exercise, impl: str, device: str, mode: str, sources: dict[str, str],
              **more) -> runner.Request:
     """What a worker needs, all of it in the request: it cannot read the lab's folder."""
-    from grader import manifest
-
     lab = manifest.get(ex.lab_id)
     return runner.Request(lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode=mode,
                           sources=sources, manifest=(lab.dir / "lab.toml").read_text(),
@@ -56,8 +54,6 @@ def _request(ex: Exercise, impl: str, device: str, mode: str, sources: dict[str,
 
 @functools.cache
 def _setup(lab_id: str) -> str:
-    from grader import manifest
-
     return submission.setup_source(manifest.get(lab_id))
 
 
@@ -234,8 +230,6 @@ def cell_names(ex: Exercise) -> dict[str, str]:
 @functools.cache
 def _cell_names(key: str) -> dict[str, str]:
     import jupytext
-
-    from grader import manifest
 
     ex = manifest.exercise(key)
     source = jupytext.read(manifest.get(ex.lab_id).source)

@@ -40,10 +40,8 @@ def _launches(device: str) -> audit.Launches:
     """One set of launch counters per kernel (each would wrap the launch functions again)."""
     global _LAUNCHES
     if _LAUNCHES is None:
-        from grader.worker import _cuda_function_class
-
         _LAUNCHES = audit.Launches()
-        _LAUNCHES.watch_cuda(_cuda_function_class(device))
+        _LAUNCHES.watch_cuda(device)
     return _LAUNCHES
 
 
@@ -92,10 +90,6 @@ def _environ(**values: str):
                 os.environ[k] = v
 
 
-def _schedule(name: str):
-    return _environ(TCLAB_CUDA_SCHEDULE=name)
-
-
 def _exercise(lab_id: str, launcher, exercise: str | None):
     lab = manifest.get(lab_id)
     return lab.exercise(exercise) if exercise else \
@@ -128,7 +122,7 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
             for p in [] if scan else prepared:
                 msg, result = correctness.launch(
                     ex, impl, launcher, p.case.shape, dtype, p.inputs, device, launches,
-                    ["reverse"] if cpu_cuda else [], _describe, p.case.index, _schedule)
+                    ["reverse"] if cpu_cuda else [], _describe, p.case.index)
                 if result is None:
                     error = msg
                     break

@@ -17,7 +17,6 @@ import json
 import os
 import sys
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -47,28 +46,6 @@ def describe(exc: BaseException, built) -> str:
                  for f in frames]
         parts.append("\n".join([*lines, *traceback.format_exception_only(e)]).rstrip())
     return "\n\nwhich caused:\n".join(parts)
-
-
-@contextmanager
-def cuda_schedule(schedule: str):
-    """The CPU backend orders each block's threads by TCLAB_CUDA_SCHEDULE at every barrier."""
-    os.environ["TCLAB_CUDA_SCHEDULE"] = schedule
-    try:
-        yield
-    finally:
-        os.environ.pop("TCLAB_CUDA_SCHEDULE", None)
-
-
-def _cuda_function_class(device: str):
-    """The CUDA backend's kernel class for this device, whose calls are launches."""
-    import importlib
-
-    name = ("grader.cuda.gpu", "GpuFunction") if device == "gpu" else \
-        ("grader.cuda.cpu", "CpuFunction")
-    try:
-        return getattr(importlib.import_module(name[0]), name[1], None)
-    except ImportError:
-        return None
 
 
 def run(request: dict, chan: Channel, results_fd: int) -> None:
@@ -108,7 +85,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
         return
     chan.send(Message(event="loaded"))
-    launches.watch_cuda(_cuda_function_class(request["device"]))
+    launches.watch_cuda(request["device"])
 
     def tampered(index) -> bool:
         names = watch.tampered() + ([] if launches.intact() else ["the launch counters"])
@@ -137,7 +114,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         msg, result = correctness.launch(
             ex, impl, launcher, case["shape"], request["dtype"], case["inputs"],
             request["device"], launches, request.get("schedules", ()),
-            lambda e: describe(e, built), case["index"], cuda_schedule)
+            lambda e: describe(e, built), case["index"])
         if result is None:
             chan.send(msg)
             return

@@ -11,8 +11,10 @@ verdict through `judge_case` and `decide`; only where the launch runs differs.
 
 from __future__ import annotations
 
+import os
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -89,6 +91,16 @@ def error_message(exc: BaseException, index: int | None, describe) -> Message:
                    summary=summarize(exc))
 
 
+@contextmanager
+def _cuda_schedule(schedule: str):
+    """The CPU backend orders each block's threads by TCLAB_CUDA_SCHEDULE at every barrier."""
+    os.environ["TCLAB_CUDA_SCHEDULE"] = schedule
+    try:
+        yield
+    finally:
+        os.environ.pop("TCLAB_CUDA_SCHEDULE", None)
+
+
 def _returned(value) -> str | None:
     if isinstance(value, torch.Tensor):
         return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
@@ -96,8 +108,8 @@ def _returned(value) -> str | None:
 
 
 def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: dict,
-           device: str, launches, schedules=(), describe=str, index: int | None = None,
-           set_schedule=None) -> tuple[Message, Result | None]:
+           device: str, launches, schedules=(), describe=str,
+           index: int | None = None) -> tuple[Message, Result | None]:
     """One case: copy the inputs to the device, hand the launcher guarded outputs, record what
     it launched and which library ops its own frames ran. Never raises: an exception becomes
     an error message."""
@@ -128,7 +140,7 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
     for schedule in schedules:
         again, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
         try:
-            with set_schedule(schedule):
+            with _cuda_schedule(schedule):
                 launcher(*on_device.values(), *outputs.values(), *params)
         except BaseException as exc:  # noqa: BLE001
             return error_message(exc, index, describe), None
