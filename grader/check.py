@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from grader.manifest import INTEGER_DTYPES, Exercise
+from grader.manifest import INTEGER_DTYPES, SPECIALS, Exercise
 
 SECRET_ENV = "TCLAB_SECRET_SEED"
 # Elements of guard before and after every output: larger than any sane BLOCK_SIZE, so an
@@ -76,7 +76,21 @@ def _draw(opts: dict, dims: list[int], dtype: str, gen: torch.Generator,
         base = torch.rand(*dims, generator=gen, device=device) * (high - low) + low
     else:
         base = torch.randn(*dims, generator=gen, device=device) * float(opts.get("scale", 1.0))
+    _plant(base, opts.get("specials", ()), gen)
     return base.to(DTYPES[dtype])
+
+
+def _plant(values: torch.Tensor, specials, gen: torch.Generator) -> None:
+    """Put each special value (NaN, ±inf, a huge number) at its own random place: a kernel
+    must propagate it the way torch does, wherever it lands."""
+    if not specials or values.numel() == 0:
+        return
+    n = values.numel()
+    places = (torch.randperm(n, generator=gen, device=values.device) if n <= 1 << 20 else
+              torch.randint(n, (len(specials),), generator=gen, device=values.device))
+    flat = values.view(-1)
+    for i, value in enumerate(specials):
+        flat[places[i % len(places)]] = SPECIALS.get(value, value)
 
 
 def _fill_value(dtype: str):

@@ -23,7 +23,8 @@ DTYPES = ("float32", "float16", "bfloat16", "uint8", "int8", "int32")
 INTEGER_DTYPES = ("uint8", "int8", "int32")
 DISTS = ("normal", "uniform", "randint")
 LAYOUTS = ("contiguous", "padded", "transposed", "offset")
-INPUT_OPTIONS = {"dtype", "dist", "scale", "low", "high", "layout", "pad"}
+INPUT_OPTIONS = {"dtype", "dist", "scale", "low", "high", "layout", "pad", "specials"}
+SPECIALS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 MAX_TOLERANCE = 1e-2  # a looser tolerance checks nothing
 LAB_ID = re.compile(r"lab\d\d_[a-z0-9_]+")
 
@@ -130,6 +131,9 @@ class Exercise:
             opts = dict(shape.get(t.name, {}))
             layout = opts.pop("layout", None)
             pad = opts.pop("pad", 1)
+            specials = opts.pop("specials", ())
+            if specials:
+                parts.append(f"{t.name} holds {', '.join(map(str, specials))}")
             if layout == "padded":
                 parts.append(f"{t.name} rows padded by {pad}")
             elif layout in ("transposed", "offset"):
@@ -222,6 +226,10 @@ def _check_options(opts: dict, where: str) -> None:
     for key, allowed in (("dtype", DTYPES), ("dist", DISTS), ("layout", LAYOUTS)):
         if key in opts and opts[key] not in allowed:
             raise ManifestError(f"{where}: {key} {opts[key]!r} is not one of {allowed}")
+    for value in opts.get("specials", ()):
+        if not isinstance(value, (int, float)) and value not in SPECIALS:
+            raise ManifestError(f"{where}: special value {value!r} is not a number or one of "
+                                f"{', '.join(SPECIALS)}")
 
 
 def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -> Exercise:

@@ -157,3 +157,13 @@ def test_a_bad_manifest_is_refused_with_the_reason(tmp_path, edit, message):
     with pytest.raises(manifest.ManifestError) as info:
         load(tmp_path, LAB_TOML.replace(old, new, 1))
     assert message in str(info.value)
+
+
+def test_special_values_are_planted(tmp_path):
+    total, _ = load(tmp_path).exercises
+    shape = {"n_rows": 5, "n_cols": 10, "x": {"specials": ["nan", "-inf", 7.5]}}
+    x = check.make_inputs(total, shape, 4, "float32")["x"]
+    assert int(torch.isnan(x).sum()) == 1 and int((x == float("-inf")).sum()) == 1
+    assert int((x == 7.5).sum()) == 1
+    again = check.make_inputs(total, shape, 5, "float32")["x"]
+    assert not torch.equal(torch.isnan(x), torch.isnan(again)), "NaN always at the same place"
