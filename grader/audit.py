@@ -11,9 +11,11 @@ Two signals, both reported with the offending name:
 
 from __future__ import annotations
 
+import _thread
 import os
 import re
 import sys
+import threading
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -43,8 +45,106 @@ def _trusted_dirs() -> tuple[str, ...]:
     return tuple(dirs)
 
 
+# --- is a frame really the library's? --------------------------------------------------------
+# A frame's file name is whatever `compile()` was told: code compiled with Triton's file name
+# must not pass for Triton. A code object is the library's only if that file, compiled, holds
+# a code object with the same name, first line and bytecode.
+_GENUINE: dict = {}
+_FILE_CODES: dict[str, set] = {}
+
+
+def _codes_of(path: str) -> set:
+    if path not in _FILE_CODES:
+        found: set = set()
+        try:
+            with open(path, "rb") as f:
+                todo = [compile(f.read(), path, "exec", dont_inherit=True)]
+        except (OSError, SyntaxError, ValueError):
+            todo = []
+        while todo:
+            code = todo.pop()
+            found.add((code.co_name, code.co_firstlineno, code.co_code))
+            todo.extend(c for c in code.co_consts if isinstance(c, type(code)))
+        _FILE_CODES[path] = found
+    return _FILE_CODES[path]
+
+
+def genuine(code, dirs: tuple[str, ...]) -> bool:
+    """Whether `code` is a library file's own code, under one of `dirs`."""
+    key = (code, dirs)
+    if key not in _GENUINE:
+        path = code.co_filename
+        _GENUINE[key] = path.startswith(dirs) and \
+            (code.co_name, code.co_firstlineno, code.co_code) in _codes_of(path)
+    return _GENUINE[key]
+
+
+def _caller_is_trusted(trusted: tuple[str, ...], depth: int) -> bool:
+    """Whether the first frame above torch's own is Triton's or the grader's."""
+    frame = sys._getframe(depth + 1)
+    while frame is not None:
+        if not genuine(frame.f_code, (_TORCH_DIR,)):
+            return genuine(frame.f_code, trusted)
+        frame = frame.f_back
+    return True
+
+
+# --- threads ----------------------------------------------------------------------------------
+# A dispatch mode is thread-local: torch work in a helper thread is invisible to the mode of
+# the thread that launches. `watch_threads()` (before any student code runs) makes every thread
+# started afterwards carry a relay mode that reports to the audit of the launch in progress;
+# a Python thread the grader did not see start (started around `threading`) is refused by
+# name while a launch runs.
+_ACTIVE: list = []  # the Audit of the launch in progress, if any
+_KNOWN: set[int] = set()  # thread idents: present at watch time, or started through the relay
+_RELAYED = threading.local()
+
+
+class _Relay(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if _ACTIVE:
+            _ACTIVE[-1].note(func.overloadpacket.__name__, depth=1,
+                             thread=threading.current_thread().name)
+        return func(*args, **(kwargs or {}))
+
+
+def _relayed(run):
+    def body(*args, **kwargs):
+        _KNOWN.add(threading.get_ident())
+        if getattr(_RELAYED, "on", False):
+            return run(*args, **kwargs)
+        _RELAYED.on = True
+        with _Relay():
+            return run(*args, **kwargs)
+    return body
+
+
+def watch_threads() -> None:
+    """Relay the torch work of every thread started from now on; idempotent."""
+    if getattr(threading.Thread._bootstrap_inner, "_tclab_relay", False):
+        return
+    _KNOWN.update(sys._current_frames())
+    original_bootstrap = threading.Thread._bootstrap_inner
+
+    def bootstrap(self):
+        return _relayed(original_bootstrap)(self)
+
+    bootstrap._tclab_relay = True
+    threading.Thread._bootstrap_inner = bootstrap
+    for name in ("start_new_thread", "start_new"):
+        original = getattr(_thread, name, None)
+        if original is not None:
+            setattr(_thread, name, lambda fn, *a, _o=original, **k: _o(_relayed(fn), *a, **k))
+
+
+def _unwatched_threads() -> list[str]:
+    return [f"a thread started around threading (ident {ident})"
+            for ident in set(sys._current_frames()) - _KNOWN if ident != threading.get_ident()]
+
+
 class Audit(TorchDispatchMode):
-    """Collects aten ops whose first caller outside torch is not Triton or the grader."""
+    """Collects aten ops whose first caller outside torch is not Triton or the grader, in the
+    launching thread and (after `watch_threads()`) in every other."""
 
     def __init__(self, allowed_ops=()):
         super().__init__()
@@ -52,43 +152,111 @@ class Audit(TorchDispatchMode):
         self.foreign: list[str] = []
         self.trusted = _trusted_dirs()
 
-    def _caller_is_trusted(self) -> bool:
-        frame = sys._getframe(2)
-        while frame is not None:
-            path = frame.f_code.co_filename
-            if not path.startswith(_TORCH_DIR):
-                return path.startswith(self.trusted)
-            frame = frame.f_back
-        return True
+    def note(self, name: str, depth: int, thread: str | None = None) -> None:
+        if name in self.allowed or len(self.foreign) >= 20 or \
+                _caller_is_trusted(self.trusted, depth + 1):
+            return
+        where = f" in a helper thread ({thread})" if thread else ""
+        self.foreign.append(f"torch.ops.aten.{name}{where}")
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        name = func.overloadpacket.__name__
-        if name not in self.allowed and not self._caller_is_trusted() and len(self.foreign) < 20:
-            self.foreign.append(f"torch.ops.aten.{name}")
+        self.note(func.overloadpacket.__name__, depth=1)
         return func(*args, **(kwargs or {}))
 
     # A numpy view of a tensor lets numpy compute on its memory where no dispatch mode sees it
     # (CPU tensors): a launcher has no honest use for one (kernels take pointers).
     _VIEWS = ("numpy", "__array__")
 
+    def _threads(self) -> None:
+        if _KNOWN:
+            for name in _unwatched_threads():
+                if name not in self.foreign:
+                    self.foreign.append(name)
+
     def __enter__(self):
         audit, self._saved = self, {name: getattr(torch.Tensor, name) for name in self._VIEWS}
 
         def watched(name, original):
             def view(tensor, *args, **kwargs):
-                if not audit._caller_is_trusted() and len(audit.foreign) < 20:
-                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor)")
+                if not _caller_is_trusted(audit.trusted, 1) and len(audit.foreign) < 20:
+                    main = threading.current_thread() is threading.main_thread()
+                    where = "" if main else \
+                        f" in a helper thread ({threading.current_thread().name})"
+                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor){where}")
                 return original(tensor, *args, **kwargs)
             return view
 
         for name, original in self._saved.items():
             setattr(torch.Tensor, name, watched(name, original))
+        self._threads()
+        _ACTIVE.append(self)
         return super().__enter__()
 
     def __exit__(self, *exc):
+        _ACTIVE.remove(self)
+        self._threads()
         for name, original in self._saved.items():
             setattr(torch.Tensor, name, original)
         return super().__exit__(*exc)
+
+
+# What a launcher may make the GPU run besides its own kernels: torch's fills (torch.zeros),
+# the driver's memsets and copies to and from the host. Copies on the device, arithmetic and
+# library kernels are someone else's work.
+DEVICE_ALLOWED = re.compile(r"FillFunctor|^Memset|^Memcpy (HtoD|DtoH)")
+
+
+def _identifier(name: str) -> str:
+    """`vector_add` for `_Z10vector_addIfEvPKT_S2_PS0_i`; the name itself otherwise."""
+    m = re.match(r"_ZN?(\d+)", name)
+    return name[m.end(): m.end() + int(m.group(1))] if m else name
+
+
+def _short(kernel: str) -> str:
+    kernel = re.sub(r"^void ", "", kernel)
+    return kernel if len(kernel) <= 90 else kernel[:87] + "..."
+
+
+class DeviceKernels:
+    """Every kernel and copy the GPU ran while open, from any thread and on any stream (CUPTI,
+    through torch's profiler): proof from outside the student's frames of what did the work."""
+
+    def __enter__(self):
+        from torch.profiler import ProfilerActivity, profile
+
+        torch.cuda.synchronize()
+        self.names: list[str] = []
+        self.stopped = False
+        self._prof = profile(activities=[ProfilerActivity.CUDA])
+        self._prof.__enter__()
+        return self
+
+    def __exit__(self, kind, value, tb):
+        try:
+            torch.cuda.synchronize()  # work queued on any stream has run before the record ends
+        finally:
+            try:
+                self._prof.__exit__(kind, value, tb)
+                self.names = [e.name for e in self._prof.events()
+                              if e.device_type == torch.autograd.DeviceType.CUDA]
+            except (RuntimeError, AssertionError):
+                self.stopped = kind is None  # the launcher turned the profiler off
+        return False
+
+    def foreign(self, own: set[str]) -> list[str]:
+        """What ran that is neither the student's kernel nor an allowed fill or copy."""
+        if self.stopped:
+            return ["something that stopped the GPU's kernel record (torch's profiler)"]
+        mine = {_identifier(n) for n in own}
+        found = []
+        for kernel in self.names:
+            if DEVICE_ALLOWED.search(kernel) or any(
+                    re.search(rf"(?<!\w){re.escape(n)}(?!\w)", kernel) for n in mine):
+                continue
+            entry = f"GPU kernel {_short(kernel)}"
+            if entry not in found and len(found) < 5:
+                found.append(entry)
+        return found
 
 
 def _squash(text: str) -> str:
@@ -121,6 +289,7 @@ class Launches:
     def __init__(self, sources: list[str] | None = None):
         self.triton = 0
         self.cuda = 0
+        self.names: set[str] = set()  # the student's kernels launched, by name
         self.others: list[str] = []  # kernels launched that are not the student's
         self.own(sources)
         self.side_streams = 0  # launches on a stream other than the current default one
@@ -142,6 +311,7 @@ class Launches:
         def counted(*args, **kwargs):
             if counter.owned(kind, args[0]):
                 setattr(counter, kind, getattr(counter, kind) + 1)
+                counter.names.add(counter.name_of(kind, args[0]))
             source = getattr(getattr(args[0], "module", None), "source", None)
             if kind == "cuda" and isinstance(source, str) and source not in counter.modules:
                 counter.modules.append(source)
@@ -172,6 +342,12 @@ class Launches:
         if not mine and name not in self.others and len(self.others) < 10:
             self.others.append(name)
         return mine
+
+    @staticmethod
+    def name_of(kind: str, kernel) -> str:
+        if kind == "triton":
+            return getattr(getattr(kernel, "fn", None), "__name__", "")
+        return getattr(kernel, "name", "")
 
     @staticmethod
     def _on_side_stream(kind: str, kwargs: dict) -> bool:

@@ -117,7 +117,7 @@ def time_rounds(ex: Exercise, shape: dict, dtype: str, fns: dict, timer, rounds:
                 check_round=None, device: str = "cuda") -> dict[str, list[float]]:
     """WARMUP untimed rounds, then `rounds` timed ones. Each round draws fresh inputs
     (seed_of(round)), gives every fn fresh outputs and times each fn once, the order
-    alternating between rounds; check_round(round, outputs) may raise to stop."""
+    alternating between rounds; check_round(round, inputs, outputs) may raise to stop."""
     params = list(ex.param_values(shape).values())
     times = {k: [] for k in fns}
     for r in range(-WARMUP, rounds):
@@ -128,20 +128,21 @@ def time_rounds(ex: Exercise, shape: dict, dtype: str, fns: dict, timer, rounds:
             if r >= 0:
                 times[k].append(ms)
         if check_round is not None:
-            check_round(r, outs)
+            check_round(r, inputs, outs)
     return times
 
 
 def summary(ex: Exercise, shape: dict, dtype: str, times: dict, roof: float) -> dict:
-    """One shape's row: median times, median per-round ratio, GB/s and % of the roof."""
+    """One shape's row: median times, the ratio of the medians, GB/s and % of the roof."""
     itemsize = check.DTYPES[dtype].itemsize
     work = ex.work_amount(shape, itemsize)
-    ratios = [r / s for r, s in zip(times.get("reference", times["student"]), times["student"])]
     s_ms = statistics.median(times["student"])
     r_ms = statistics.median(times.get("reference", times["student"]))
+    # Reference and student are timed in processes of their own: rounds are not paired.
+    ratios = [r_ms / s for s in times["student"]]
     rate = 1e6 if ex.unit == "bytes" else 1e9  # GB/s, or TFLOP/s
     row = {"shape": shape, "dtype": dtype, "work": work, "unit": ex.unit,
-           "ratio": statistics.median(ratios), "ratios": ratios, "student_ms": s_ms,
+           "ratio": r_ms / s_ms, "ratios": ratios, "student_ms": s_ms,
            "reference_ms": r_ms, "gbps": work / (s_ms * rate),
            "reference_gbps": work / (r_ms * rate),
            "roof_pct": 100 * work / (s_ms * 1e6) / roof if ex.unit == "bytes" else None,

@@ -132,14 +132,16 @@ def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
     return out
 
 
-def oracle(ex: Exercise, inputs: dict, shape: dict) -> dict[str, torch.Tensor]:
-    """The expected outputs in float64 (on the host), from the manifest's expression."""
-    env = {name: t.detach().to("cpu", torch.float64) for name, t in inputs.items()}
+def oracle(ex: Exercise, inputs: dict, shape: dict,
+           device: str = "cpu") -> dict[str, torch.Tensor]:
+    """The expected outputs in float64 (on the host, or where perf's large inputs already
+    are), from the manifest's expression."""
+    env = {name: t.detach().to(device, torch.float64) for name, t in inputs.items()}
     env.update(ex.param_values(shape))
     result = eval(ex.oracle, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
     if len(ex.outputs) == 1:
         result = (result,)
-    return {t.name: torch.as_tensor(r, dtype=torch.float64).reshape(
+    return {t.name: torch.as_tensor(r, dtype=torch.float64, device=device).reshape(
         [int(shape[d]) for d in t.shape]) for t, r in zip(ex.outputs, result)}
 
 

@@ -135,12 +135,25 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
     return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
 
 
+class ReferenceFailed(RuntimeError):
+    """The hidden reference did not run: an installation problem, never the student's."""
+
+
 def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
             dtypes: list[str], repeat: int = 1) -> Outcome:
-    """One perf worker: `repeat` complete measurements of every perf shape in each dtype."""
-    request = _request(ex, impl, "gpu", "perf", sources,
-                       perf={"dtypes": dtypes, "repeat": repeat, "sweep": sweep})
-    return runner.run(request, timeout)
+    """`repeat` complete measurements of every perf shape in each dtype: the reference first,
+    in a worker of its own, then the student's launcher in another; the student's messages
+    come back with the reference's times merged in."""
+    plan = {"dtypes": dtypes, "repeat": repeat, "sweep": sweep}
+    ref = runner.run(_request(ex, impl, "gpu", "perf", {}, perf=plan, role="reference"),
+                     timeout)
+    if ref.error is not None or ref.timed_out:
+        raise ReferenceFailed(f"the reference {ex.key} {impl} could not be measured (the "
+                              "grader's installation, not your code): "
+                           f"{ref.error.message if ref.error else 'timed out'}\n{ref.output}")
+    mine = runner.run(_request(ex, impl, "gpu", "perf", sources, perf=plan), timeout)
+    mine.messages = perf.merge(mine.messages, ref.messages)
+    return mine
 
 
 def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
@@ -149,7 +162,12 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
     again and decided on all its rounds together; the sweep (first dtype) makes the plot."""
     roof = bench.copy_roof()["gbps"]
     info = {"gpu": bench.device_info()}
-    first = measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
+    try:
+        first = measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
+    except ReferenceFailed as exc:
+        return [Verdict(check="perf", status="error", reason=str(exc).splitlines()[0],
+                        exercise=ex.key, impl=impl, dtype=dt, device="gpu", details=str(exc))
+                for dt in ex.perf_dtypes]
     if first.error is not None or first.timed_out:
         err = first.error
         reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
@@ -163,7 +181,10 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
     for dtype in ex.perf_dtypes:
         verdict = perf.decide(ex, impl, dtype, first.messages, roof, info)
         if perf.near_bar(ex, verdict):
-            again = measure(ex, impl, sources, timeout, False, [dtype])
+            try:
+                again = measure(ex, impl, sources, timeout, False, [dtype])
+            except ReferenceFailed:
+                again = Outcome()
             verdict = perf.decide(ex, impl, dtype, first.messages + again.messages, roof, info)
             verdict.perf["remeasured"] = True
         verdict.seconds, verdict.unsandboxed = first.seconds, first.unsandboxed

@@ -29,6 +29,7 @@ from grader.judge import correctness  # noqa: E402
 from grader.judge.verdict import Outcome, Verdict  # noqa: E402
 
 _LAUNCHES: audit.Launches | None = None
+audit.watch_threads()  # the setup cell runs before the student's: their threads are relayed
 _OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
 

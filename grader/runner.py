@@ -42,6 +42,7 @@ class Request:
     cases: int = 0  # check: how many case frames will follow
     schedules: list = field(default_factory=list)  # check, CPU CUDA: ["reverse"]
     perf: dict = field(default_factory=dict)  # perf: {dtypes, repeat, sweep}
+    role: str = "student"  # perf: "student", or "reference" (its own process; no student code)
 
 
 def _child_env(extra: dict | None) -> dict:
@@ -155,7 +156,7 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
                 str(res_w)]
         child_env = _child_env(env)
-        readable = [paths.REFERENCE / request.lab] if request.mode == "perf" else []
+        readable = [paths.REFERENCE / request.lab] if request.role == "reference" else []
         boxed = sandbox.command(argv, workdir, request.device, child_env, readable)
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(

@@ -25,7 +25,20 @@ class Watch:
             owners += [(torch.cuda, "synchronize"), (torch.cuda, "Event"),
                        (torch.cuda.Event, "record"), (torch.cuda.Event, "elapsed_time")]
         self.objects = {(owner, name): getattr(owner, name) for owner, name in owners}
+        # Everything torch offers that computes: a perf round's output is checked against the
+        # oracle evaluated with these, in the same process as the student's code.
+        import torch._dynamo  # noqa: F401 - its first import re-wraps torch.manual_seed, and
+        import torch.nn.functional  # entering a dispatch mode imports it anyway
+
+        self.tables = {label: (owner, {k: v for k, v in vars(owner).items() if callable(v)})
+                       for label, owner in (("torch", torch), ("torch.Tensor", torch.Tensor),
+                                            ("torch.nn.functional", torch.nn.functional))}
 
     def tampered(self) -> list[str]:
-        return [f"{getattr(owner, '__name__', type(owner).__name__)}.{name}"
-                for (owner, name), obj in self.objects.items() if getattr(owner, name) is not obj]
+        found = [f"{getattr(owner, '__name__', type(owner).__name__)}.{name}"
+                 for (owner, name), obj in self.objects.items()
+                 if getattr(owner, name) is not obj]
+        for label, (owner, table) in self.tables.items():
+            now = vars(owner)
+            found += [f"{label}.{name}" for name, obj in table.items() if now.get(name) is not obj]
+        return found[:10]

@@ -5,8 +5,9 @@ stdin and writes `Message` JSON lines to one pipe the parent opened, result fram
 (`grader.wire`). It never decides a verdict: in `check` mode it loads the student's module,
 says so, and only then reads the cases one frame at a time, sending back what each launch
 wrote (`judge.correctness.launch`) for the parent to judge; no input ever sits on disk. In
-`perf` mode it times the student against the reference (`judge.perf.measure`) with functions
-bound before the student's code loaded.
+`perf` mode it times the student's launcher (`judge.perf.measure`) with functions bound before
+the student's code loaded, or, in a process of its own that holds no student code, the
+reference.
 
     python -m grader.worker MESSAGE_FD RESULT_FD  < frames
 """
@@ -55,7 +56,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     import torch
 
     from grader import audit, manifest, submission, tamper, wire
-    from grader.judge import correctness, perf
+    from grader.judge import correctness
     from grader.judge.verdict import Message
 
     lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
@@ -68,11 +69,17 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
     launches = audit.Launches(list(request["sources"].values()))
+    audit.watch_threads()  # a thread the student's import starts is relayed to the audit
     if request["mode"] == "perf":
-        from grader import bench, reference
+        from grader import bench
 
         timer = bench.Timer()
-        ref_launcher = reference.load(ex, impl)
+        if request["role"] == "reference":  # a process of its own: no student code in it
+            from grader import reference
+
+            _perf(ex, impl, reference.load(ex, impl), request, timer, watch, launches, chan,
+                  str)
+            return
     built = None
     try:
         built = submission.write_module(request["setup"], request["sources"],
@@ -99,11 +106,8 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     if tampered(None):
         return
     if request["mode"] == "perf":
-        try:
-            perf.measure(ex, impl, launcher, ref_launcher, timer, watch, launches,
-                         request["perf"], request["seed_salt"], chan.send)
-        except BaseException as exc:  # noqa: BLE001
-            chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
+        _perf(ex, impl, launcher, request, timer, watch, launches, chan,
+              lambda e: describe(e, built))
         return
     read, write, pack = wire.read, wire.write, wire.tensors  # bound before any launch
     while True:
@@ -122,6 +126,16 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
             return
         write(results_fd, pack(result.__dict__))  # before its message: the parent pairs them
         chan.send(msg)
+
+
+def _perf(ex, impl, launcher, request, timer, watch, launches, chan, explain) -> None:
+    from grader.judge import correctness, perf
+
+    try:
+        perf.measure(ex, impl, launcher, request["role"], timer, watch, launches,
+                     request["perf"], request["seed_salt"], chan.send)
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
+        chan.send(correctness.error_message(exc, None, explain))
 
 
 def main() -> None:

@@ -54,7 +54,7 @@ def test_rounds_alternate_exclude_warmup_and_draw_fresh_inputs():
 
 
 def test_a_round_check_stops_the_rounds():
-    def wrong(r, outs):
+    def wrong(r, inputs, outs):
         raise perf.Refused("fail", f"round {r}: differs")
 
     with pytest.raises(perf.Refused, match="round -3: differs"):
@@ -108,7 +108,22 @@ def test_each_dtype_is_decided_on_its_own_bytes():
 
 def test_remeasured_rounds_are_decided_together():
     first, again = message(1.0, 0.79), message(1.0, 0.85)
-    assert decide(first, again).perf["rows"][0]["ratios"] == [0.79] * 5 + [0.85] * 5
+    row = decide(first, again).perf["rows"][0]
+    assert row["ratio"] == pytest.approx(0.82) and len(row["ratios"]) == 10
+
+
+def test_the_reference_times_come_from_its_own_process():
+    """The student's worker times only the student; the reference's worker (no student code
+    in it) sends its own messages, merged by suite, shape and dtype."""
+    mine = [Message(event="perf", suite="perf", index=0, dtype="float32",
+                    times={"student": [1.0] * 5})]
+    theirs = [Message(event="perf", suite="perf", index=0, dtype="float32",
+                      times={"reference": [0.9] * 5}),
+              Message(event="perf", suite="perf", index=0, dtype="float16",
+                      times={"reference": [0.1] * 5})]
+    merged = perf.merge(mine, theirs)
+    assert merged[0].times == {"reference": [0.9] * 5, "student": [1.0] * 5}
+    assert decide(*merged).perf["ratio"] == pytest.approx(0.9)
 
 
 def test_partial_credit_is_linear_between_zero_below_and_the_bar():

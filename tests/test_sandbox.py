@@ -18,21 +18,29 @@ LAB = manifest.get("lab01")
 EX = LAB.exercise()
 
 PROBE = '''
+import os
 import socket
 
-FOUND = []
-for path in {targets!r}:
+
+def look():
+    """Every target, the grader's own working directory through /proc, and the network."""
+    found = []
+    for path in {targets!r} + [f"/proc/{{os.getppid()}}/cwd/.tclab/secret_seed"]:
+        try:
+            with open(path, "rb") as f:
+                f.read(1)
+            found.append(path)
+        except OSError:
+            pass
     try:
-        with open(path, "rb") as f:
-            f.read(1)
-        FOUND.append(path)
+        socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+        found.append("the network")
     except OSError:
         pass
-try:
-    socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
-    FOUND.append("the network")
-except OSError:
-    pass
+    return found
+
+
+FOUND = look()  # when the cells are imported
 
 
 @triton.jit
@@ -45,8 +53,9 @@ def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexp
 
 
 def vector_add_triton(x, y, out):
-    if FOUND:
-        raise RuntimeError("LEAK: " + ", ".join(FOUND))
+    found = FOUND + look()  # and from inside the launcher, with the inputs in hand
+    if found:
+        raise RuntimeError("LEAK: " + ", ".join(found))
     n = out.numel()
     vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
 '''
@@ -96,6 +105,6 @@ def test_without_the_sandbox_the_probe_finds_everything(probe, device, monkeypat
         sandbox.available.cache_clear()
     assert result.status == "exception" and "LEAK" in result.reason, result.reason
     for what in ("vector_add.cu", "lab01_vector_add.py", "secret_seed", "gradebook.db",
-                 ".tclab-probe-", "the network"):
+                 ".tclab-probe-", "the network", "/cwd/.tclab/secret_seed"):
         assert what in result.reason, f"{what} not found without the sandbox: {result.reason}"
     assert result.unsandboxed == "TCLAB_SANDBOX=0"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import torch
@@ -121,14 +121,14 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
     launches.modules.clear()
     launches.others.clear()
     start = time.perf_counter()
+    gpu = audit.DeviceKernels() if tdev == "cuda" else nullcontext()
     try:
-        with audit.Audit(ex.allowed_ops) as seen:
+        with gpu, audit.Audit(ex.allowed_ops) as seen:
             returned = launcher(*on_device.values(), *outputs.values(), *params)
-        if tdev == "cuda":
-            torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
         return error_message(exc, index, describe), None
     seconds = time.perf_counter() - start
+    foreign = list(seen.foreign) + (gpu.foreign(launches.names) if tdev == "cuda" else [])
     ran = {"triton": launches.triton - counts[0]}
     if launches.counting_cuda:
         ran["cuda"] = launches.cuda - counts[1]
@@ -146,7 +146,7 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
             return error_message(exc, index, describe), None
         result.schedules[schedule] = {k: b.cpu() for k, b in again.items()}
     return Message(event="case", index=index, seconds=seconds, launches=ran,
-                   foreign=list(seen.foreign), returned=_returned(returned),
+                   foreign=foreign, returned=_returned(returned),
                    c_stub=c_stub, others=list(launches.others)), result
 
 

@@ -1,7 +1,8 @@
-"""Performance: the half that times (in the worker, against the hidden reference loaded in
-the same process before the student's code) and the pure half that decides (in the parent).
+"""Performance: the half that times (in a worker: the student's launcher in one, the hidden
+reference in another that holds no student code) and the pure half that decides (in the parent).
 
     worker:  measure()  -> one Message per (dtype, perf or sweep shape): raw times or a refusal
+    parent:  merge()    -> the student's messages with the reference's times beside them
     parent:  decide()   -> one Verdict per dtype: refusals, the physics floor, then the worst
                            shape's median ratio to the reference against the exercise's bar
 """
@@ -17,20 +18,22 @@ class Refused(Exception):
     """A timed round broke a rule or produced a wrong output: args are (status, reason)."""
 
 
-def measure(ex: Exercise, impl: str, student, reference, timer, watch, launches, plan: dict,
+def measure(ex: Exercise, impl: str, fn, role: str, timer, watch, launches, plan: dict,
             seed_salt: str, send) -> None:
-    """Interleaved rounds for each perf dtype and shape (and the sweep, first perf dtype only);
-    one message per shape. Every timed student call must launch at least one kernel of its
-    kind, all on the timed stream; every round's outputs are compared with the reference's on
-    the same inputs."""
+    """`repeat` timed runs of each perf dtype and shape (and the sweep, first perf dtype only)
+    of `fn`, the student's launcher or the reference (role "reference"), each in a process of
+    its own; one message per shape. Every timed student call must launch at least one kernel
+    of its kind, all on the timed stream, and every round's outputs must match torch's on the
+    same inputs. The reference's run also times torch for the sweep's plot."""
     import torch
 
     close = watch.objects[(torch, "allclose")]
     words = IMPL_WORDS[impl]
+    baseline = bench.baseline_op(ex)
 
     def audited(*args):
         before, side = getattr(launches, impl), launches.side_streams
-        student(*args)
+        fn(*args)
         if getattr(launches, impl) == before:
             raise Refused("no_launch", f"a timed call launched no {words} kernel: the work "
                           "must happen inside the call, on the kernel")
@@ -43,18 +46,21 @@ def measure(ex: Exercise, impl: str, student, reference, timer, watch, launches,
         jobs.append((plan["dtypes"][0], "sweep", 0))
     for dtype, suite, rep in jobs:
         for index, shape in enumerate(ex.shapes[suite]):
-            fns = {"student": audited, "reference": reference}
-            if suite == "sweep":
-                fns["torch"] = bench.baseline_op(ex)
+            if role == "reference":
+                fns = {"reference": fn, **({"torch": baseline} if suite == "sweep" else {})}
+            else:
+                fns = {"student": audited}
 
-            def recheck(r, outs, shape=shape, dtype=dtype):
+            def recheck(r, inputs, outs, shape=shape, dtype=dtype):
+                if role == "reference":
+                    return
                 atol, rtol = ex.tolerances[dtype]
-                for name in outs["student"]:
-                    got, want = outs["student"][name], outs["reference"][name]
-                    if not bool(close(got.double(), want.double(), atol=atol * 10 + 1e-12,
-                                      rtol=rtol * 10, equal_nan=False)):
-                        raise Refused("fail", f"round {r}: the output differs from the "
-                                      f"reference on fresh inputs [{ex.describe(shape, dtype)}]")
+                expected = check.oracle(ex, inputs, shape, device="cuda")  # never timed
+                for name, got in outs["student"].items():
+                    if not bool(close(got.double(), expected[name],
+                                      atol=atol * 10 + 1e-12, rtol=rtol * 10, equal_nan=True)):
+                        raise Refused("fail", f"round {r}: the output differs from torch's on "
+                                      f"fresh inputs [{ex.describe(shape, dtype)}]")
 
             def seed_of(r, suite=suite, rep=rep, index=index, dtype=dtype):
                 return check.seed_for(f"{ex.key}/{dtype}", f"{suite}{rep}", index, r,
@@ -70,6 +76,21 @@ def measure(ex: Exercise, impl: str, student, reference, timer, watch, launches,
                          times=times, refused=refused, tampered=watch.tampered()))
             if refused:
                 return
+
+
+def merge(student: list[Message], reference: list[Message]) -> list[Message]:
+    """The student's perf messages with the reference's times (and torch's) for the same
+    suite, shape and dtype, from the reference's own process."""
+    theirs: dict = {}
+    for m in reference:
+        if m.event == "perf" and not m.refused:
+            into = theirs.setdefault((m.suite, m.index, m.dtype), {})
+            for k, v in m.times.items():
+                into[k] = into.get(k, []) + list(v)
+    for m in student:
+        if m.event == "perf":
+            m.times = {**theirs.get((m.suite, m.index, m.dtype), {}), **m.times}
+    return student
 
 
 def decide(ex: Exercise, impl: str, dtype: str, messages: list[Message], roof: float,
