@@ -490,6 +490,14 @@ KERNEL_ERRORS = {
                       r"< 3` failed"),
     "deadlock": ("__global__ void k(int* x) {\n    if (threadIdx.x < 16) __syncthreads();\n"
                  "    else __syncwarp();\n    x[threadIdx.x] = 1;\n}\n", r"deadlock"),
+    "divergent_barrier": ("__global__ void k(int* x) {\n    if (threadIdx.x < 16) {\n"
+                          "        __syncthreads();\n    } else {\n        __syncthreads();\n"
+                          "    }\n    x[threadIdx.x] = 1;\n}\n",
+                          r"divergent barrier: 16 threads .* line 3 and 16 at another, line 5"),
+    "shuffle_after_return": ("__global__ void k(int* x) {\n    if (threadIdx.x >= 8) return;\n"
+                             "    x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1);"
+                             "\n}\n",
+                             r"__shfl_xor_sync at kernel.cu line 3: .* already returned"),
     "stack_overflow": ("__global__ void k(int* x) {\n    volatile int big[200000];\n"
                        "    big[threadIdx.x] = 1;\n    x[threadIdx.x] = big[x[0]];\n}\n",
                        r"stack overflow"),
@@ -505,6 +513,29 @@ def test_kernel_failures_raise_instead_of_killing_python(cpu, case):
     x[5] = 7
     with pytest.raises(LaunchError, match=pattern):
         SourceModule(src).get_function("k")(x, block=(32, 1, 1), grid=(1, 1))
+
+
+def test_a_shuffle_naming_lanes_past_the_block_names_its_line(cpu):
+    """16 threads, a full mask: it works on today's GPUs by luck and is undefined."""
+    src = ("__global__ void k(int* x) {\n    int v = x[threadIdx.x];\n"
+           "    x[threadIdx.x] = __shfl_down_sync(0xffffffff, v, 1);\n}\n")
+    x = torch.zeros(16, dtype=torch.int32)
+    with pytest.raises(LaunchError, match=r"__shfl_down_sync at kernel.cu line 3: .* lanes "
+                                          r"16-31 of warp 0, which do not exist"):
+        SourceModule(src).get_function("k")(x, block=(16, 1, 1), grid=(1, 1))
+    ok = src.replace("0xffffffff", "0xffffu")
+    SourceModule(ok).get_function("k")(x, block=(16, 1, 1), grid=(1, 1))
+
+
+def test_kernels_named_by_a_macro_are_found(cpu):
+    src = ("#define DEFINE_FILL(N) \\\n    __global__ void fill_v##N(int* x) { x[threadIdx.x] = N; }\n"
+           "DEFINE_FILL(4)\nDEFINE_FILL(8)\n")
+    x = torch.zeros(32, dtype=torch.int32)
+    module = SourceModule(src)
+    module.get_function("fill_v8")(x, block=(32, 1, 1), grid=(1, 1))
+    assert int(x.sum()) == 8 * 32
+    module.get_function("fill_v4")(x, block=(32, 1, 1), grid=(1, 1))
+    assert int(x.sum()) == 4 * 32
 
 
 def test_illegal_address_without_checked_mode_names_the_kernel(cpu):

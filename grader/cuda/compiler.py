@@ -3,6 +3,7 @@ compiler, into a shared library; cached on disk by a hash of everything that aff
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -88,6 +89,30 @@ def _run(cmd: list[str], cwd: str) -> subprocess.CompletedProcess:
         raise CompileError(f"the C++ compiler took longer than {COMPILE_TIMEOUT_S} s") from None
 
 
+_MARK = "tclab_global_mark_"
+
+
+@functools.lru_cache(maxsize=64)
+def kernels_in(src: str) -> tuple[source.Kernel, ...]:
+    """The __global__ functions of src, including those a macro defines
+    (`#define K(N) __global__ void k_v##N(...)` then `K(4)`): where a #define holds
+    `__global__`, the source is run through the preprocessor, `__global__` kept as a marker."""
+    found = source.find_kernels(src)
+    if not re.search(r"^[ \t]*#[ \t]*define\b[^\n]*(\\\n[^\n]*)*\b__global__\b", src, re.M):
+        return tuple(found)
+    marked = re.sub(r"\b__global__\b", _MARK, src)
+    with tempfile.TemporaryDirectory(prefix="tclab-cpp-") as tmp:
+        Path(tmp, source.FILENAME).write_text(marked)
+        res = _run([compiler()[0], "-E", "-P", "-x", "c++", "-std=c++17", f"-I{INCLUDE}",
+                    source.FILENAME], tmp)
+    if res.returncode:
+        return tuple(found)  # the compile itself will say what is wrong
+    known = {k.name for k in found}
+    expanded = source.find_kernels(res.stdout.replace(_MARK, "__global__"))
+    return tuple(found) + tuple(dataclasses.replace(k, line=0) for k in expanded
+                                if k.name not in known)
+
+
 def build_runtime() -> Path:
     """libtclab_rt: the fiber scheduler and thread pool, built once per header version."""
     path = cache_root() / f"libtclab_rt-{_key('runtime')}.so"
@@ -163,7 +188,7 @@ def build_module(src: str, no_extern_c: bool = False, options=None,
         raise CompileError("\n".join(
             f"{source.FILENAME}:{line}: error: initializer not allowed for __shared__ variable "
             "(as with nvcc: write it from the threads, then __syncthreads())" for line in bad))
-    kernels = source.registrations(source.find_kernels(src))
+    kernels = source.registrations(list(kernels_in(src)))
     with tempfile.TemporaryDirectory(prefix="tclab-cu-") as tmp:
         # kernel.cu holds the student's text as written, so that g++ quotes their lines.
         Path(tmp, source.FILENAME).write_text(src)

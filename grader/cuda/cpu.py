@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from grader.cuda import args as args_mod
-from grader.cuda import compiler, limits, runtime, source
+from grader.cuda import compiler, limits, runtime
 from grader.cuda.errors import KernelNotFound, LaunchError
 
 
@@ -55,7 +55,7 @@ class CpuModule:
         self._tls = tls
         self._dyn_globals = built.meta.get("dyn_globals", [])
         decls = {}
-        found = source.find_kernels(src)
+        found = compiler.kernels_in(src)
         for k in found:
             decls.setdefault(k.name, k)
         self._templates = {k.name for k in found if k.is_template}
@@ -208,7 +208,7 @@ class CpuFunction:
         if desc.status == runtime.ERR_TRAP:
             raise LaunchError(f"device-side assert triggered in kernel {self.label} ({where}): "
                               f"{message}")
-        if desc.status == runtime.ERR_DEADLOCK:
+        if desc.status in (runtime.ERR_DEADLOCK, runtime.ERR_SYNC):
             raise LaunchError(f"kernel {self.label}, block {block}: {message}")
         if desc.status == runtime.ERR_STACK:
             raise LaunchError(f"kernel {self.label} ({where}): {message}: large local arrays "

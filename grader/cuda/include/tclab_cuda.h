@@ -176,6 +176,23 @@ TCLAB_REDUCE(__reduce_or_sync, unsigned, TCLAB_REDUCE_OR)
 TCLAB_REDUCE(__reduce_xor_sync, unsigned, TCLAB_REDUCE_XOR)
 #undef TCLAB_REDUCE
 
+// Each barrier and warp call tells the runtime its kernel.cu line first, so a divergent
+// __syncthreads() or a shuffle naming absent lanes is reported where it is written. (Defined
+// after the functions: a macro does not expand inside its own expansion.)
+#define TCLAB_AT_LINE(call) (tclab_rt_line(__LINE__), call)
+#define __syncthreads() TCLAB_AT_LINE(__syncthreads())
+#define __syncthreads_count(p) TCLAB_AT_LINE(__syncthreads_count(p))
+#define __syncthreads_and(p) TCLAB_AT_LINE(__syncthreads_and(p))
+#define __syncthreads_or(p) TCLAB_AT_LINE(__syncthreads_or(p))
+#define __syncwarp(...) TCLAB_AT_LINE(__syncwarp(__VA_ARGS__))
+#define __shfl_sync(...) TCLAB_AT_LINE(__shfl_sync(__VA_ARGS__))
+#define __shfl_up_sync(...) TCLAB_AT_LINE(__shfl_up_sync(__VA_ARGS__))
+#define __shfl_down_sync(...) TCLAB_AT_LINE(__shfl_down_sync(__VA_ARGS__))
+#define __shfl_xor_sync(...) TCLAB_AT_LINE(__shfl_xor_sync(__VA_ARGS__))
+#define __ballot_sync(...) TCLAB_AT_LINE(__ballot_sync(__VA_ARGS__))
+#define __any_sync(...) TCLAB_AT_LINE(__any_sync(__VA_ARGS__))
+#define __all_sync(...) TCLAB_AT_LINE(__all_sync(__VA_ARGS__))
+
 // ---------------------------------------------------------------- atomics
 // Blocks run on different OS threads, so these are real hardware atomics. Relaxed ordering,
 // as in CUDA; __threadfence() is the fence.

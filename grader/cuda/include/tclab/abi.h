@@ -6,7 +6,7 @@
 
 #include "vector_types.h"
 
-#define TCLAB_ABI_VERSION 1
+#define TCLAB_ABI_VERSION 2
 
 // Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
 // The thread's context sits at a fixed offset in that stack, so kernel code finds "its"
@@ -65,6 +65,7 @@ enum {
     TCLAB_ERR_DEADLOCK = 4,  // barrier/warp sync that can never complete
     TCLAB_ERR_STACK = 5,     // a thread overflowed its fiber stack
     TCLAB_ERR_INTERNAL = 6,  // the runtime itself failed (out of memory, ...)
+    TCLAB_ERR_SYNC = 7,      // a barrier or warp call that is undefined on a GPU
 };
 
 struct tclab_block_info {
@@ -131,6 +132,7 @@ void tclab_rt_syncthreads(void);
 int tclab_rt_syncthreads_op(int op, int pred);
 uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int arg, int width);
 unsigned tclab_rt_activemask(void);
+void tclab_rt_line(int line);  // the kernel.cu line of the sync call that follows
 void tclab_rt_trap(const char* message) __attribute__((noreturn));
 void tclab_rt_assert_fail(const char* expr, const char* file, unsigned line, const char* func)
     __attribute__((noreturn));

@@ -57,6 +57,7 @@ struct Fiber {
     tclab_thread_ctx pub;
     Worker* w;
     int tid;
+    int line;  // kernel.cu line of the thread's latest barrier or warp call
 #if TCLAB_ASM_SWITCH
     void* sp;
 #else
@@ -77,6 +78,7 @@ struct Slot {
     unsigned wmask;
     uint64_t wval;
     uint64_t result;
+    int line;  // where it waits (kernel.cu)
 };
 
 struct Launch {
@@ -204,6 +206,7 @@ static inline Fiber* fiber_at(char* base) {
 static inline Fiber* self() {
     char probe;
     uintptr_t sp = reinterpret_cast<uintptr_t>(&probe);
+    asm("" : "+r"(sp));  // the result is not `probe`: without this, GCC may drop stores to it
     return fiber_at(reinterpret_cast<char*>(sp & ~static_cast<uintptr_t>(TCLAB_STACK_SIZE - 1)));
 }
 
@@ -351,10 +354,21 @@ static void try_resolve_warp(Worker* w, int warp, unsigned mask) {
     w->warp_wait[warp] &= ~group;
 }
 
+static void absent_lanes(Worker* w, const Fiber* f, int op, unsigned mask, unsigned absent);
+
 static void lane_exited(Worker* w, int tid) {
     int warp = tid >> 5;
-    w->warp_live[warp] &= ~(1u << (tid & 31));
+    const unsigned bit = 1u << (tid & 31);
+    w->warp_live[warp] &= ~bit;
     unsigned waiting = w->warp_wait[warp];
+    for (int l = 0; l < 32 && waiting; l++) {  // a lane waits for this one, which has returned
+        const Slot& s = w->slots[warp * 32 + l];
+        if ((waiting >> l & 1u) && (s.wmask & bit)) {
+            absent_lanes(w, s.f, s.wop, s.wmask, bit);
+            w->block_abort = true;
+            return;
+        }
+    }
     for (int l = 0; l < 32 && waiting; l++) {
         if (!(waiting >> l & 1u)) continue;
         try_resolve_warp(w, warp, w->slots[warp * 32 + l].wmask);
@@ -396,6 +410,73 @@ static uint64_t next_random(Worker* w) {  // xorshift64*: a reproducible shuffle
     return w->rng * 2685821657736338717ull;
 }
 
+static const char* warp_op_name(int op) {
+    static const char* const names[] = {
+        "__syncwarp",       "__shfl_sync",       "__shfl_up_sync",     "__shfl_down_sync",
+        "__shfl_xor_sync",  "__ballot_sync",     "__any_sync",         "__all_sync",
+        "__match_any_sync", "__match_all_sync",  "__reduce_add_sync",  "__reduce_min_sync",
+        "__reduce_max_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync",
+        "__reduce_or_sync", "__reduce_xor_sync"};
+    return op >= 0 && op < static_cast<int>(sizeof names / sizeof *names) ? names[op]
+                                                                            : "a warp call";
+}
+
+// Every thread of the block waits at a barrier, but not at the same one: a __syncthreads()
+// in a branch. On a GPU the threads at one barrier are released by the arrivals at another
+// (or hang): shared memory is read before it is written. The error names both lines.
+static bool divergent_barrier(Worker* w) {
+    int first = -1, other = -1, n_first = 0, n_other = 0;
+    for (int t = 0; t < w->nthreads; t++) {
+        const Slot& s = w->slots[t];
+        if (s.state != AT_BARRIER) continue;
+        if (first < 0 || s.line == first) {
+            first = s.line;
+            n_first++;
+        } else {
+            if (other < 0) other = s.line;
+            n_other++;
+        }
+    }
+    if (other < 0) return false;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "divergent barrier: %d threads of the block wait at the __syncthreads() of "
+             "kernel.cu line %d and %d at another, line %d. Every thread of a block must reach "
+             "the same __syncthreads(): one inside a branch that only some threads take "
+             "(if (tid < n) { ... __syncthreads(); }) hangs or corrupts shared memory on a GPU. "
+             "Move it out of the branch",
+             n_first, first, n_other, other);
+    set_error(w, TCLAB_ERR_SYNC, msg, nullptr);
+    return true;
+}
+
+// A warp call whose mask names lanes that will never make it: lanes past the end of the block
+// (blockDim not a multiple of 32) or lanes that have returned. Undefined on a GPU (it may
+// work there today, and the values read from those lanes are garbage).
+static void absent_lanes(Worker* w, const Fiber* f, int op, unsigned mask, unsigned absent) {
+    const int warp = f->tid >> 5;
+    const int lanes_here = w->nthreads - warp * 32 < 32 ? w->nthreads - warp * 32 : 32;
+    const unsigned exist = lanes_here == 32 ? 0xffffffffu : ((1u << lanes_here) - 1);
+    char msg[512];
+    if (absent & ~exist) {
+        snprintf(msg, sizeof msg,
+                 "%s at kernel.cu line %d: its mask 0x%08x names lanes %d-31 of warp %d, which "
+                 "do not exist (the block has %d threads, so that warp has %d lanes). A warp "
+                 "call may only name lanes that call it too: use a mask of the lanes that exist "
+                 "((1u << %d) - 1), or a block size that is a multiple of 32",
+                 warp_op_name(op), f->line, mask, lanes_here, warp, w->nthreads, lanes_here,
+                 lanes_here);
+    } else {
+        snprintf(msg, sizeof msg,
+                 "%s at kernel.cu line %d: its mask 0x%08x names lanes 0x%08x of warp %d, which "
+                 "have already returned. A warp call may only name lanes that call it too: keep "
+                 "every lane running to the shuffle (no early return; guard the loads instead), "
+                 "or pass __activemask()",
+                 warp_op_name(op), f->line, mask, absent, warp);
+    }
+    set_error(w, TCLAB_ERR_SYNC, msg, f);
+}
+
 static void report_deadlock(Worker* w) {
     int at_warp = 0;
     for (int t = 0; t < w->nthreads; t++) at_warp += w->slots[t].state == AT_WARP;
@@ -421,6 +502,7 @@ static inline bool step(Worker* w, int t) {
         f->pub.threadIdx.y = (t / bd.x) % bd.y;
         f->pub.threadIdx.z = t / (bd.x * bd.y);
         f->pub.block = &w->blk;
+        f->line = 0;
         start_fiber(f);
         s.f = f;
         s.state = RUNNABLE;
@@ -491,6 +573,10 @@ static void run_block(Worker* w) {
         }
         if (w->live == 0) return;
         if (w->at_barrier > 0 && w->at_barrier == w->live) {
+            if (divergent_barrier(w)) {
+                w->block_abort = true;
+                return;
+            }
             release_barrier(w);
             continue;
         }
@@ -735,6 +821,7 @@ TCLAB_EXPORT int tclab_rt_syncthreads_op(int op, int pred) {
     Worker* w = f->w;
     Slot& s = w->slots[f->tid];
     s.state = AT_BARRIER;
+    s.line = f->line;
     s.wval = pred != 0;
     w->barrier_op = op;
     w->at_barrier++;
@@ -749,7 +836,15 @@ TCLAB_EXPORT uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int a
     Worker* w = f->w;
     int warp = f->tid >> 5, lane = f->tid & 31;
     Slot& s = w->slots[f->tid];
+    const unsigned absent = mask & ~w->warp_live[warp];
+    if (absent) {
+        absent_lanes(w, f, op, mask, absent);
+        w->block_abort = true;
+        to_scheduler(f);
+        __builtin_trap();  // an aborted block's fibers are never resumed
+    }
     s.wop = op;
+    s.line = f->line;
     s.wmask = mask | (1u << lane);  // a lane always takes part in its own call
     s.wval = value;
     s.warg = arg;
@@ -760,6 +855,8 @@ TCLAB_EXPORT uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int a
     to_scheduler(f);  // even when resolved: the schedule decides who runs next
     return s.result;
 }
+
+TCLAB_EXPORT void tclab_rt_line(int line) { self()->line = line; }
 
 TCLAB_EXPORT unsigned tclab_rt_activemask(void) {
     Fiber* f = self();
