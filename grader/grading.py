@@ -117,7 +117,8 @@ def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: 
 
 def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                    timeout: float | None = None) -> Verdict:
-    """One launch on a small tail shape under compute-sanitizer (GPU only)."""
+    """One launch on a small tail shape under each compute-sanitizer tool of the
+    implementation (GPU only); the first that finds something decides."""
     dtype = ex.dtypes[0]
     prepared = correctness.prepare(ex, ["public"], dtype)
     p = prepared[1 if len(prepared) > 2 else 0]
@@ -128,11 +129,15 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                        "not found")
     case = correctness.Prepared(check.Case(p.case.suite, 0, p.case.shape, dtype, p.case.seed),
                                 p.inputs, p.expected)
-    request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
-    outcome = _converse(request, [case], lambda *_: True,
-                        (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
-                        wrapper=[tool, *memcheck.flags(tool)], env=memcheck.ENV)
-    return memcheck.decide(ex, impl, dtype, p.case.shape, outcome)
+    for check_ in memcheck.TOOLS[impl]:
+        request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
+        outcome = _converse(request, [case], lambda *_: True,
+                            (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
+                            wrapper=[tool, *memcheck.flags(tool, check_)], env=memcheck.ENV)
+        verdict = memcheck.decide(ex, impl, dtype, p.case.shape, outcome, check_)
+        if not verdict.ok:
+            break
+    return verdict
 
 
 class ReferenceFailed(RuntimeError):

@@ -6,17 +6,21 @@
 #
 #   bash scripts/gpu-check.sh [STEP ...]     default: every step, in this order
 #
-# steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots)
-#        corpus  every negative control of tests/corpus on the GPU, and the notebook/grader
-#                parity test
+# steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots);
+#                LABS="lab01 lab07" limits it
+#        corpus1, corpus2, corpus3
+#                every control of tests/corpus on the GPU, a third each (its verdict; the
+#                notebook/grader parity test is left to the CPU suite); CORPUS_K="..."
+#                narrows it with a pytest -k expression (e.g. "vector_add or softmax")
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
-#        repro   perf verdicts repeated (reproducibility)
+#        repro   perf verdicts repeated (reproducibility), inside the sandbox
+#        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus pytest course repro tune}
+steps=${*:-check corpus1 corpus2 corpus3 pytest course repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -42,10 +46,12 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
   python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
-  has check && run check 560 python3 -m grader.cli check --submission solutions --device gpu \
-    --results "$OUT/results.json" --plots "$OUT" -v
-  has corpus && run corpus 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
-    tests/test_corpus.py ${CORPUS_ARGS:-}
+  has check && run check 560 python3 -m grader.cli check ${LABS:-} --submission solutions \
+    --device gpu --results "$OUT/results.json" --plots "$OUT" -v
+  for k in 1 2 3; do
+    has corpus$k && TCLAB_CORPUS_SHARD=$k/3 run corpus$k 560 python3 -m pytest -v -rfE \
+      -p no:cacheprovider -m "gpu or not gpu" tests/test_corpus.py -k "verdict and (${CORPUS_K:-verdict})"
+  done
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
     --ignore tests/test_course.py --ignore tests/test_course_gpu.py \
@@ -53,6 +59,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
     tests/test_course_gpu.py
   has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" ${REPRO_ARGS:-}
+  has repro-open && TCLAB_SANDBOX=0 run repro-open 560 python3 benchmarks/reproducibility.py -n 20 \
+    --out "$OUT/open" ${REPRO_ARGS:-}
   has tune && run tune 560 python3 benchmarks/tune_references.py --json "$OUT/tune.json"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi

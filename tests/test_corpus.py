@@ -16,6 +16,11 @@ from grader import grading, manifest
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
+# TCLAB_CORPUS_SHARD=K/N keeps every N-th control from the K-th (1-based): the GPU check runs
+# the corpus in several calls of bounded length.
+if os.environ.get("TCLAB_CORPUS_SHARD"):
+    _k, _n = (int(v) for v in os.environ["TCLAB_CORPUS_SHARD"].split("/"))
+    FILES = FILES[_k - 1 :: _n]
 
 
 def header(path: Path) -> dict:
