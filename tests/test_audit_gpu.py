@@ -1,0 +1,69 @@
+"""The GPU's own record of what ran during a launch (CUPTI, through torch's profiler): the
+student's kernels and torch's fills pass, anything else is named, whichever thread or stream
+launched it."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    from grader import device as dev
+
+    dev.use("gpu")
+    import torch
+
+    return torch
+
+
+def _add_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def probe_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs,
+                                                                           mask=mask), mask=mask)
+    return probe_add_kernel
+
+
+def test_own_kernel_and_fills_pass_torch_compute_is_named(gpu):
+    from grader import audit
+
+    torch = gpu
+    kernel = _add_kernel()
+    x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+    out = torch.empty_like(x)
+    with audit.DeviceKernels() as ran:
+        torch.zeros(1024, device="cuda")  # a scratch buffer: allowed
+        kernel[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
+    assert any("probe_add_kernel" in k for k in ran.names), ran.names
+    assert ran.foreign({"probe_add_kernel"}) == [], ran.names
+    with audit.DeviceKernels() as ran:
+        torch.add(x, y, out=out)
+    assert ran.foreign({"probe_add_kernel"}), f"torch.add not seen: {ran.names}"
+
+
+def test_work_from_another_thread_and_stream_is_recorded(gpu):
+    from grader import audit
+
+    torch = gpu
+    x = torch.randn(1 << 16, device="cuda")
+
+    def elsewhere():
+        with torch.cuda.stream(torch.cuda.Stream()):
+            torch.exp(x)
+
+    with audit.DeviceKernels() as ran:
+        t = threading.Thread(target=elsewhere)
+        t.start()
+        t.join()
+    found = ran.foreign(set())
+    assert found and "GPU kernel" in found[0], ran.names
