@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from grader import device as dev
@@ -69,8 +70,9 @@ def cmd_check(args) -> int:
     jobs = [(lab, ex, impl) for lab in labs for ex in lab.exercises for impl in ex.impls]
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("checking", total=len(jobs))
-        for lab, ex, impl in jobs:
+        for done, (lab, ex, impl) in enumerate(jobs, 1):
             progress.update(task, description=f"{ex.key} {impl}")
+            started, before = time.monotonic(), len(grades)
             try:
                 path = grading.resolve_submission(lab, args.submission)
             except ValueError as exc:
@@ -80,6 +82,13 @@ def cmd_check(args) -> int:
                                                  exercises=[ex.name], timeout=args.timeout,
                                                  plot_dir=Path(args.plots))
             progress.advance(task)
+            if not console.is_terminal:  # a log file: one line per job instead of a bar
+                for g in grades[before:]:
+                    spent = ", ".join(f"{v.check}{' ' + v.dtype if v.dtype else ''} "
+                                      f"{v.seconds:.0f} s" for v in g.checks + g.perf if v.seconds)
+                    console.print(f"[{done}/{len(jobs)}] {g.exercise} {g.impl}: {g.status} "
+                                  f"after {time.monotonic() - started:.0f} s ({spent})",
+                                  markup=False, highlight=False)
     console.print(_table(grades, device))
     unboxed = next((g.unsandboxed for g in grades if g.unsandboxed), "")
     if unboxed:
