@@ -325,11 +325,23 @@ class Launches:
     def own(self, sources: list[str] | None) -> None:
         """The student's cells, whose kernels are the only ones that count (None: any)."""
         self._cells = _squash("\n".join(sources)) if sources is not None else None
+        self._decided: dict[int, tuple[object, bool, str]] = {}
 
     def owned(self, kind: str, kernel) -> bool:
-        """Whether `kernel` was defined in the student's cells (always, without sources)."""
+        """Whether `kernel` was defined in the student's cells (always, without sources).
+        Decided once per kernel object: reading its source on every launch would be timed."""
         if self._cells is None:
             return True
+        known = self._decided.get(id(kernel))
+        if known is None or known[0] is not kernel:
+            known = (kernel, *self._owned(kind, kernel))  # holds the kernel: its id stays its own
+            self._decided[id(kernel)] = known
+        _, mine, name = known
+        if not mine and name not in self.others and len(self.others) < 10:
+            self.others.append(name)
+        return mine
+
+    def _owned(self, kind: str, kernel) -> tuple[bool, str]:
         if kind == "triton":
             src = kernel_source(kernel)
             name = getattr(getattr(kernel, "fn", None), "__name__", "a Triton kernel")
@@ -339,9 +351,7 @@ class Launches:
             source = getattr(getattr(kernel, "module", None), "source", "") or ""
             names = _GLOBAL.findall(source) or [name]
             mine = all(re.search(rf"\b{re.escape(n)}\b", self._cells) for n in names)
-        if not mine and name not in self.others and len(self.others) < 10:
-            self.others.append(name)
-        return mine
+        return mine, name
 
     @staticmethod
     def name_of(kind: str, kernel) -> str:

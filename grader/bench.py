@@ -22,7 +22,7 @@ WARMUP = 3
 ROUNDS = {"perf": 25, "sweep": 5}
 # A GPU-side wait queued after the flush (about 100 us at H200 clocks): the CPU's launch
 # overhead, Python's included, stays hidden behind it even when the flush is short.
-SPIN_CYCLES = 200_000
+SPIN_CYCLES = 1_000_000  # ~0.5 ms at 2 GHz: longer than any launcher's own Python
 
 
 # --- timing primitives (captured once, before any student code runs) -------------------------

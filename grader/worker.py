@@ -68,13 +68,14 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         torch.cuda.init()
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
-    launches = audit.Launches(list(request["sources"].values()))
+    reference_run = request["mode"] == "perf" and request["role"] == "reference"
+    launches = audit.Launches(None if reference_run else list(request["sources"].values()))
     audit.watch_threads()  # a thread the student's import starts is relayed to the audit
     if request["mode"] == "perf":
         from grader import bench
 
         timer = bench.Timer()
-        if request["role"] == "reference":  # a process of its own: no student code in it
+        if reference_run:  # a process of its own: no student code in it
             from grader import reference
 
             _perf(ex, impl, reference.load(ex, impl), request, timer, watch, launches, chan,
