@@ -89,8 +89,10 @@ def command(argv: list[str], workdir: Path, device: str, env: dict,
     # virtual environment and its packages (the grader package among them).
     needed = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
               Path(__file__).resolve().parent, *map(Path, readable)}
+    # (never a hidden folder itself: `python /tmp/x.py` puts /tmp on sys.path)
     needed |= {Path(p) for p in sys.path if p and Path(p).is_dir()
-               and Path(p).resolve() not in (paths.ROOT.resolve(), Path.cwd().resolve())}
+               and Path(p).resolve() not in (paths.ROOT.resolve(), Path.cwd().resolve(),
+                                             *hidden)}
     back = sorted({p.resolve() for p in needed if _under(p.resolve(), hidden)},
                   key=lambda p: len(p.parts))
     back = [p for i, p in enumerate(back) if not _under(p, back[:i])]  # outermost only

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ EX = LAB.exercise()
 PROBE = '''
 import os
 import socket
+import sys
 
 
 def look():
@@ -108,3 +110,15 @@ def test_without_the_sandbox_the_probe_finds_everything(probe, device, monkeypat
                  ".tclab-probe-", "the network", "/cwd/.tclab/secret_seed"):
         assert what in result.reason, f"{what} not found without the sandbox: {result.reason}"
     assert result.unsandboxed == "TCLAB_SANDBOX=0"
+
+
+def test_a_script_in_tmp_does_not_put_tmp_back(monkeypatch, tmp_path):
+    """`python /tmp/x.py` puts /tmp on sys.path: the sandbox must still hide /tmp (and start:
+    a read-only /tmp over the worker's home killed every worker)."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    monkeypatch.setattr(sys, "path", ["/tmp", *sys.path])
+    args = sandbox.command(["true"], tmp_path, "cpu", {})
+    pairs = list(zip(args, args[1:], args[2:]))
+    assert ("--ro-bind", "/tmp", "/tmp") not in pairs, args
+    assert any(a == "--tmpfs" and b == "/tmp" for a, b, _ in pairs), args
