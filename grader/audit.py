@@ -207,7 +207,7 @@ DEVICE_ALLOWED = re.compile(r"FillFunctor|^Memset|^Memcpy (HtoD|DtoH)")
 
 
 def _identifier(name: str) -> str:
-    """`vector_add` for `_Z10vector_addIfEvPKT_S2_PS0_i`; the name itself otherwise."""
+    """`saxpy` for `_Z5saxpyIfEvPKT_S2_PS0_i`; the name itself otherwise."""
     m = re.match(r"_ZN?(\d+)", name)
     return name[m.end(): m.end() + int(m.group(1))] if m else name
 

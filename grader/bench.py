@@ -109,7 +109,7 @@ def baseline_op(ex: Exercise):
     def op(*args):
         names = [t.name for t in ex.inputs + ex.outputs] + [p.name for p in ex.params]
         env = dict(zip(names, args))
-        eval(ex.baseline, {"torch": torch, "__builtins__": {}}, env)  # trusted manifest
+        eval(ex.baseline, {"torch": torch}, env)  # trusted manifest
     return op
 
 

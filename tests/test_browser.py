@@ -178,7 +178,7 @@ def _run_all(page) -> None:
 def _outputs(page, index: int) -> str:
     cell = page.locator(f"{ACTIVE} .jp-Cell").nth(index)
     cell.scroll_into_view_if_needed()
-    return "\n".join(cell.locator(".jp-OutputArea-output").all_inner_texts()).strip()
+    return "\n".join(cell.locator(".jp-OutputArea-output").all_text_contents()).strip()
 
 
 @pytest.mark.parametrize("lab_id", LABS)

@@ -57,8 +57,9 @@ def grade(path: Path, device: str, perf: bool):
     want = header(path)
     lab = manifest.get(path.parent.name)
     timeout = float(want["timeout"][0]) if "timeout" in want else None
+    exercises = want.get("exercise")  # a lab with several exercises: the one it answers
     (result,) = grading.grade_notebook(lab, path, device, impls=[want["impl"][0]], perf=perf,
-                                       timeout=timeout)
+                                       timeout=timeout, exercises=exercises)
     return result
 
 
@@ -90,7 +91,7 @@ from pathlib import Path
 from grader import manifest, submission
 from grader.judge import correctness
 lab = manifest.get(sys.argv[1]); impl = sys.argv[3]
-ex = lab.exercise_for_launcher(next(e.impls[impl].launcher for e in lab.exercises))
+ex = lab.exercise(sys.argv[4] or None)
 ns = {}
 cells = Path(tempfile.mkdtemp(prefix="tclab-cells-"))
 def run_cell(name, src):  # a file per cell, kept in linecache, as IPython does
@@ -109,7 +110,7 @@ except BaseException as exc:
     sys.exit()
 from grader import notebook
 for suite in ("public", "hidden"):
-    found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite)
+    found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite, ex.name)
     bad = next((v for v in found if not v.ok), None)
     if bad:
         print(json.dumps({"status": bad.status, "reason": bad.reason}))
@@ -118,12 +119,13 @@ print(json.dumps({"status": "pass", "reason": "every case correct"}))
 """
 
 
-def notebook_status(path: Path, impl: str, device: str, timeout: float) -> dict:
+def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: float) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET",)}
     env["TCLAB_DEVICE"] = device
     try:
         proc = subprocess.run([sys.executable, "-c", NOTEBOOK_PATH, path.parent.name, str(path),
-                               impl], capture_output=True, text=True, timeout=timeout, env=env)
+                               impl, exercise], capture_output=True, text=True, timeout=timeout,
+                              env=env)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "reason": f"no answer after {timeout:g} s"}
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -141,7 +143,8 @@ def test_notebook_check_decides_as_the_grader(path, device):
     failure = next((v for v in result.checks if not v.ok), None)  # correctness only
     graded = failure.status if failure else "pass"
     timeout = float(want.get("timeout", ["120"])[0]) + 30
-    seen = notebook_status(path, want["impl"][0], device, timeout)
+    seen = notebook_status(path, want["impl"][0], want.get("exercise", [""])[0], device,
+                           timeout)
     assert seen["status"] == graded, (f"{path.name}: notebook says {seen['status']} "
                                       f"({seen['reason']}), the grader {graded} "
                                       f"({result.reason})")

@@ -528,7 +528,8 @@ def test_a_shuffle_naming_lanes_past_the_block_names_its_line(cpu):
 
 
 def test_kernels_named_by_a_macro_are_found(cpu):
-    src = ("#define DEFINE_FILL(N) \\\n    __global__ void fill_v##N(int* x) { x[threadIdx.x] = N; }\n"
+    src = ("#define DEFINE_FILL(N) \\\n"
+           "    __global__ void fill_v##N(int* x) { x[threadIdx.x] = N; }\n"
            "DEFINE_FILL(4)\nDEFINE_FILL(8)\n")
     x = torch.zeros(32, dtype=torch.int32)
     module = SourceModule(src)
