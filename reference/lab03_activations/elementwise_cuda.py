@@ -1,0 +1,72 @@
+"""Reference CUDA launchers of lab03's five activations (hidden from students): 16-byte chunks
+per thread, in float32, float16 and bfloat16; kernels in elementwise.cu. `relu_cuda.py`,
+`leaky_relu_cuda.py`, ... each export one launcher from here.
+
+Byte ledger (every op): read x once, write out once: 2 * n * itemsize (lab.toml's `bytes`).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from grader.cuda import SourceModule
+
+SOURCE = (Path(__file__).parent / "elementwise.cu").read_text()
+# Starting point: lab01's H200 sweep (one float4 per thread, 128 threads: 4388 GB/s, every
+# VEC x THREADS variant within 2%, docs/perf.md). To tune on the H200 for these ops (VEC 1/2/4,
+# THREADS 128/256/512): sigmoid and silu in 16-bit have the most arithmetic per byte.
+VEC = 1  # to tune on the H200
+THREADS = 128  # to tune on the H200
+CHUNK_BYTES = 16  # one uint4 load per chunk
+SUFFIX = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+_modules: dict = {}  # VEC -> module: compiled on first use
+_kernels: dict = {}
+
+
+def _kernel(op: str, dtype: torch.dtype, vec: int):
+    key = (op, dtype, vec)
+    if key not in _kernels:
+        if vec not in _modules:
+            # The C headers for __half and __nv_bfloat16 need C++ linkage: each kernel is
+            # extern "C" itself.
+            _modules[vec] = SourceModule(f"#define VEC {vec}\n" + SOURCE, no_extern_c=True)
+        _kernels[key] = _modules[vec].get_function(f"{op}_kernel_{SUFFIX[dtype]}")
+    return _kernels[key]
+
+
+def launch(op: str, x: torch.Tensor, out: torch.Tensor, *params, vec: int | None = None) -> None:
+    assert x.shape == out.shape and x.dtype == out.dtype, \
+        f"x {x.dtype} {tuple(x.shape)} vs out {out.dtype} {tuple(out.shape)}"
+    # 16-byte loads need 16-byte aligned pointers: torch allocations are; views might not be.
+    assert x.data_ptr() % CHUNK_BYTES == 0 and out.data_ptr() % CHUNK_BYTES == 0, \
+        "reference needs 16-byte alignment"
+    vec = VEC if vec is None else vec
+    n = out.numel()
+    per_block = THREADS * vec * (CHUNK_BYTES // out.element_size())
+    blocks = max((n + per_block - 1) // per_block, 1)
+    _kernel(op, out.dtype, vec)(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int64(n),
+                                *(np.float32(p) for p in params),
+                                block=(THREADS, 1, 1), grid=(blocks, 1))
+
+
+def relu_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
+    launch("relu", x, out, vec=vec)
+
+
+def leaky_relu_cuda(x: torch.Tensor, out: torch.Tensor, alpha: float,
+                    vec: int | None = None) -> None:
+    launch("leaky_relu", x, out, alpha, vec=vec)
+
+
+def sigmoid_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
+    launch("sigmoid", x, out, vec=vec)
+
+
+def silu_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
+    launch("silu", x, out, vec=vec)
+
+
+def clip_cuda(x: torch.Tensor, out: torch.Tensor, lo: float, hi: float,
+              vec: int | None = None) -> None:
+    launch("clip", x, out, lo, hi, vec=vec)

@@ -1,0 +1,80 @@
+"""Reference Triton kernels of lab03's five activations: the perf bar (hidden from students).
+
+One kernel, `activation_kernel`, specialised per op by the constexpr OP (and per dtype by
+Triton). `relu_triton.py`, `leaky_relu_triton.py`, ... each export one launcher from here.
+
+Byte ledger (every op): read x once, write out once: 2 * n * itemsize (lab.toml's `bytes`).
+Each op is computed in float32 and rounded once to the input's dtype; NaN propagates as in
+torch (selects whose comparison is False for NaN, never tl.maximum / tl.minimum), and the
+argument of exp is never positive, so it cannot overflow.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+# BLOCK_SIZE counts float32 elements; a program of a 16-bit dtype takes as many bytes, twice
+# the elements, so that each thread still moves 16 bytes per load (8 warps x 32 threads x 16 B
+# = 4 KiB per program). Starting point: lab01's H200 sweep (1024 x 8 warps matched torch.add,
+# docs/perf.md). To tune on the H200 for these ops (BLOCK_SIZE 1024/2048/4096, NUM_WARPS 4/8).
+BLOCK_SIZE = 1024  # to tune on the H200
+NUM_WARPS = 8  # to tune on the H200
+TUNED_ITEMSIZE = 4  # bytes per element of the dtype BLOCK_SIZE was tuned in (float32)
+
+
+@triton.jit
+def activation_kernel(
+    x_ptr,  # input: float32, float16 or bfloat16
+    out_ptr,  # output, same dtype and length
+    n_elements,  # number of elements
+    a,  # first parameter: alpha (leaky_relu), lo (clip); unused otherwise
+    b,  # second parameter: hi (clip); unused otherwise
+    OP: tl.constexpr,  # "relu" | "leaky_relu" | "sigmoid" | "silu" | "clip"
+    BLOCK_SIZE: tl.constexpr,  # elements per program
+):
+    pid = tl.program_id(axis=0).to(tl.int64)  # pid * BLOCK_SIZE passes 2^31 past 2^31 elements
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements  # the last block runs past the end
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    if OP == "relu":
+        y = tl.where(x < 0.0, 0.0, x)  # NaN < 0 is False: NaN stays
+    elif OP == "leaky_relu":
+        y = tl.where(x < 0.0, a * x, x)
+    elif OP == "clip":
+        y = tl.where(x < a, a, tl.where(x > b, b, x))  # NaN falls through both
+    else:  # sigmoid, silu: e = exp(-|x|) is in (0, 1], 1 + e in [1, 2]
+        e = tl.exp(-tl.abs(x))
+        r = 1.0 / (1.0 + e)  # Triton's float32 division: the fast one (div.full.f32)
+        y = tl.where(x >= 0.0, r, e * r)  # NaN: e * r is NaN
+        if OP == "silu":
+            y = x * y  # silu(-inf) = -inf * 0 = NaN, as torch
+    tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def launch(op: str, x: torch.Tensor, out: torch.Tensor, a: float = 0.0, b: float = 0.0) -> None:
+    assert x.shape == out.shape and x.dtype == out.dtype, \
+        f"x {x.dtype} {tuple(x.shape)} vs out {out.dtype} {tuple(out.shape)}"
+    n = out.numel()
+    block = BLOCK_SIZE * TUNED_ITEMSIZE // out.element_size()
+    grid = (triton.cdiv(n, block),)
+    activation_kernel[grid](x, out, n, a, b, OP=op, BLOCK_SIZE=block, num_warps=NUM_WARPS)
+
+
+def relu_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("relu", x, out)
+
+
+def leaky_relu_triton(x: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
+    launch("leaky_relu", x, out, alpha)
+
+
+def sigmoid_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("sigmoid", x, out)
+
+
+def silu_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("silu", x, out)
+
+
+def clip_triton(x: torch.Tensor, out: torch.Tensor, lo: float, hi: float) -> None:
+    launch("clip", x, out, lo, hi)
