@@ -8,8 +8,8 @@
 #
 # steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots);
 #                LABS="lab01 lab07" limits it
-#        corpus1, corpus2, corpus3
-#                every control of tests/corpus on the GPU, a third each (its verdict; the
+#        corpus1 .. corpusN   (N = CORPUS_SHARDS, default 6)
+#                every control of tests/corpus on the GPU, an N-th each (its verdict; the
 #                notebook/grader parity test is left to the CPU suite); CORPUS_K="..."
 #                narrows it with a pytest -k expression (e.g. "vector_add or softmax")
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
@@ -20,7 +20,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus1 corpus2 corpus3 pytest course repro repro-open tune}
+shards=${CORPUS_SHARDS:-6}
+steps=${*:-check $(for k in $(seq 1 "$shards"); do printf 'corpus%s ' "$k"; done)pytest course repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
@@ -48,8 +49,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
   has check && run check 560 python3 -m grader.cli check ${LABS:-} --submission solutions \
     --device gpu --results "$OUT/results.json" --plots "$OUT" -v
-  for k in 1 2 3; do
-    has corpus$k && TCLAB_CORPUS_SHARD=$k/3 run corpus$k 560 python3 -m pytest -v -rfE \
+  for k in $(seq 1 "$shards"); do
+    has corpus$k && TCLAB_CORPUS_SHARD=$k/$shards run corpus$k 560 python3 -m pytest -v -rfE \
       -p no:cacheprovider -m "gpu or not gpu" tests/test_corpus.py -k "verdict and (${CORPUS_K:-verdict})"
   done
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
