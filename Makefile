@@ -22,7 +22,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/tclab release --check
 	$(BIN)/ruff check grader tests
-	$(BIN)/python -m pytest -q --submission solutions
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --submission solutions
 
 lint: $(STAMP)
 	$(BIN)/ruff check grader tests

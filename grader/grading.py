@@ -8,6 +8,7 @@ pytest suite and the nbgrader regrade, so they agree.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import secrets
 import shutil
@@ -60,14 +61,16 @@ def _setup(lab_id: str) -> str:
 def _cases(prepared: list[correctness.Prepared]):
     """The case frames, made one at a time: nothing of a case exists before it is sent."""
     for p in prepared:
-        yield wire.tensors({"index": p.case.index, "shape": p.case.shape, "inputs": p.inputs})
+        yield wire.tensors({"index": p.case.index, "shape": p.case.shape, "dtype": p.case.dtype,
+                            "inputs": p.inputs})
     yield b""  # no more cases
 
 
 def _converse(request: runner.Request, prepared: list[correctness.Prepared], judge,
-              timeout: float | None, **run_args) -> Outcome:
+              timeout: float | None, extend_after=(), **run_args) -> Outcome:
     """Feed `prepared` to the worker one case at a time, each after the previous result was
-    judged right by `judge(index, msg, result) -> bool`."""
+    judged right by `judge(index, msg, result) -> bool`; once the cases `extend_after` names
+    are judged right, the worker gets its time limit again."""
     frames = _cases(prepared)
     request.cases = len(prepared)
 
@@ -82,6 +85,8 @@ def _converse(request: runner.Request, prepared: list[correctness.Prepared], jud
             return True
         if not judge(msg.index, msg, result):
             return False
+        if msg.index in extend_after:
+            link.extend(timeout or runner.DEFAULT_TIMEOUT[request.device])
         link.send(next(frames, b""))
         return True
 
@@ -89,30 +94,51 @@ def _converse(request: runner.Request, prepared: list[correctness.Prepared], jud
                       on_message=on_message, **run_args)
 
 
-def correctness_check(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
-                      device: str, dtype: str, timeout: float | None = None) -> Verdict:
-    """One dtype's correctness, in one worker process, stopping at the first wrong case."""
+def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
+                       device: str, dtypes: list[str] | tuple[str, ...],
+                       timeout: float | None = None) -> list[Verdict]:
+    """Every dtype's correctness in ONE worker process (one start-up, not one per dtype), the
+    dtypes in order, stopping at the first wrong case: one verdict per dtype reached."""
     scan = audit.static_scan(sources, ex.forbidden_calls)
-    prepared = correctness.prepare(ex, suites, dtype)
-    if scan or not prepared:
-        return correctness.decide(ex, impl, dtype, device, prepared, [], Outcome(), scan)
+    per = [correctness.prepare(ex, suites, dt) for dt in dtypes]
+    if scan or not any(per):
+        return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome(), scan)]
+    starts = [sum(len(p) for p in per[:k]) for k in range(len(per) + 1)]
+    flat = [correctness.Prepared(check.Case(p.case.suite, starts[k] + p.case.index, p.case.shape,
+                                            p.case.dtype, p.case.seed), p.inputs, p.expected)
+            for k, dtype_cases in enumerate(per) for p in dtype_cases]
     cpu_cuda = device == "cpu" and impl == "cuda"
     judged: list[correctness.CaseVerdict] = []
 
     def judge(index, msg, result) -> bool:
         if index != len(judged):
             return True  # out of order: ignored
-        judged.append(correctness.judge_case(ex, impl, prepared[index], msg, result))
+        judged.append(correctness.judge_case(ex, impl, flat[index], msg, result))
         return judged[-1].ok
 
     # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
     # faults and names the kernel; on a GPU, memcheck does that job), and every launch runs a
     # second time with each block's threads in reverse order.
-    request = _request(ex, impl, device, "check", sources, dtype=dtype,
+    request = _request(ex, impl, device, "check", sources, dtype=dtypes[0],
                        schedules=["reverse"] if cpu_cuda else [])
-    outcome = _converse(request, prepared, judge, timeout,
+    # The time limit is per dtype: it starts again when a dtype's last case is judged right.
+    outcome = _converse(request, flat, judge, timeout, extend_after={hi - 1 for hi in starts[1:-1]},
                         env=CPU_CUDA_ENV if cpu_cuda else None)
-    return correctness.decide(ex, impl, dtype, device, prepared, judged, outcome)
+    verdicts = []
+    for k, dtype in enumerate(dtypes):
+        lo, hi = starts[k], starts[k + 1]
+        if len(judged) >= hi and all(c.ok for c in judged[lo:hi]):
+            part = Outcome(seconds=sum(c.seconds or 0 for c in judged[lo:hi]),
+                           unsandboxed=outcome.unsandboxed)  # every case of this dtype ran
+        else:  # where the run stopped: a wrong case, an error, a kill
+            error = outcome.error
+            if error is not None and error.index is not None:
+                error = dataclasses.replace(error, index=error.index - lo)
+            part = dataclasses.replace(outcome, error=error)
+        verdicts.append(correctness.decide(ex, impl, dtype, device, per[k], judged[lo:hi], part))
+        if not verdicts[-1].ok:
+            break
+    return verdicts
 
 
 def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
@@ -209,17 +235,12 @@ def grade_exercise(ex: Exercise, impl: str, sources: dict[str, str], device: str
                    hidden: bool = True, perf: bool = True, timeout: float | None = None,
                    plot_dir: Path | None = None) -> Grade:
     grade = Grade(ex.lab_id, ex.key, impl, device)
-    for dtype in ex.dtypes:
-        verdict = correctness_check(ex, impl, sources, suites_for(device, hidden), device,
-                                    dtype, timeout)
-        grade.checks.append(verdict)
-        if not verdict.ok:
-            break  # one clear failure; the other dtypes would only repeat it
-        if device == "gpu" and hidden and dtype == ex.dtypes[0]:
-            # Reads past a buffer do not change outputs: memcheck sees them, once, early.
-            grade.checks.append(memcheck_check(ex, impl, sources, timeout))
-            if not grade.checks[-1].ok:
-                break
+    # One clear failure: the dtypes after it would only repeat it.
+    grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
+                                       ex.dtypes, timeout)
+    if device == "gpu" and hidden and grade.checks[-1].ok:
+        # Reads past a buffer do not change outputs: memcheck sees them, once.
+        grade.checks.append(memcheck_check(ex, impl, sources, timeout))
     if not perf:
         return grade
     skipped = None

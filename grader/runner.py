@@ -56,8 +56,13 @@ class Link:
     """The parent's end of a running worker: case frames go in on its stdin after the
     student's module is loaded, result frames come back on a pipe of their own."""
 
-    def __init__(self, stdin):
+    def __init__(self, stdin, deadline: float):
         self._stdin = stdin
+        self.deadline = deadline  # time.monotonic() at which the worker is killed
+
+    def extend(self, seconds: float) -> None:
+        """More time: a worker that checks several dtypes gets the time limit for each."""
+        self.deadline += seconds
 
     def send(self, payload: bytes) -> None:
         """One frame to the worker (an empty one means "no more cases"), written by a thread:
@@ -74,7 +79,7 @@ class Link:
         threading.Thread(target=write, daemon=True).start()
 
 
-def _events(msg_fd: int, res_fd: int, deadline: float):
+def _events(msg_fd: int, res_fd: int, link: Link):
     """(message, result frame or None) from the worker until both its pipes are closed;
     yields (None, None) once if the deadline passes. Both pipes are drained together, so a
     worker writing a large result never blocks on a parent waiting for a message; a case's
@@ -94,7 +99,7 @@ def _events(msg_fd: int, res_fd: int, deadline: float):
                 yield waiting.pop(0), None
 
     while open_fds:
-        left = deadline - time.monotonic()
+        left = link.deadline - time.monotonic()
         if left <= 0:
             yield None, None
             return
@@ -166,11 +171,11 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
                 pass_fds=(msg_w, res_w), env=child_env, cwd=workdir, start_new_session=True)
         os.close(msg_w)
         os.close(res_w)
-        link = Link(proc.stdin)
+        link = Link(proc.stdin, started + timeout)
         link.send(json.dumps(request.__dict__).encode())
         outcome = Outcome(timeout=timeout, unsandboxed="" if boxed else
                           (sandbox.available() or "no sandbox"))
-        for msg, payload in _events(msg_r, res_r, started + timeout):
+        for msg, payload in _events(msg_r, res_r, link):
             if msg is None:
                 outcome.timed_out = True
                 break

@@ -117,7 +117,8 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
             return  # no more cases
         case = wire.untensors(frame)
         msg, result = correctness.launch(
-            ex, impl, launcher, case["shape"], request["dtype"], case["inputs"],
+            ex, impl, launcher, case["shape"], case.get("dtype", request["dtype"]),
+            case["inputs"],
             request["device"], launches, request.get("schedules", ()),
             lambda e: describe(e, built), case["index"])
         if result is None:

@@ -31,7 +31,7 @@ import pytest
 
 from grader import manifest, paths, release, submission
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]  # one server
 
 LABS = sorted(manifest.registry())
 CHROMIUM = Path("/usr/bin/chromium")

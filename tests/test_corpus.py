@@ -41,7 +41,9 @@ def _marks(path: Path):
 
 def _params(files):
     return pytest.mark.parametrize(
-        "path", [pytest.param(p, marks=_marks(p)) for p in files],
+        # one xdist worker per control: its verdict and parity tests share one grading
+        "path", [pytest.param(p, marks=[*_marks(p), pytest.mark.xdist_group(p.stem)])
+                 for p in files],
         ids=[f"{p.parent.name[6:]}-{p.stem}" for p in files])  # no lab id: `pytest -k lab01`
     # is the student's command for their own notebook
 

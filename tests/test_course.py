@@ -23,7 +23,7 @@ from course_cases import students  # tests/ is on sys.path under pytest
 from grader import cli, manifest, release, submission
 from grader.course import autograde, build, preprocessors, regrade
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # one course
 
 LABS = [students.LAB01, students.LAB07]
 # Test ids name the op, not the lab id: `pytest -k lab01` is the student's command.

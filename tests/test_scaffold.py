@@ -30,6 +30,8 @@ FILES = [f"labs/{LAB_ID}/lab.toml", f"labs/{LAB_ID}/{LAB_ID}.py",
 CELLS = ["setup", f"{OP}_triton", f"{OP}_cu", f"{OP}_cuda", "test_triton", "test_cuda",
          "perf_triton", "perf_cuda"]
 
+pytestmark = pytest.mark.xdist_group("scaffold")  # one scaffolded lab
+
 
 def _root(tmp: Path) -> Path:
     (tmp / "labs").mkdir(parents=True)
