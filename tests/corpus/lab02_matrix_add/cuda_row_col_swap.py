@@ -2,7 +2,7 @@
 # impl: cuda
 # status: fail
 # reason: [n_rows=127, n_cols=129]
-# reason: never written
+# reason: still hold the fill value
 
 # %% nbgrader={"grade_id": "matrix_add_cu", "solution": true}
 # (The kernel takes its row from blockIdx.x and threadIdx.x, the launcher sizes the grid's x

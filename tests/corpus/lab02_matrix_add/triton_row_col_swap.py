@@ -2,7 +2,7 @@
 # impl: triton
 # status: fail
 # reason: [n_rows=127, n_cols=129]
-# reason: never written
+# reason: still hold the fill value
 
 # %% nbgrader={"grade_id": "matrix_add_triton", "solution": true}
 # (The grid counts row tiles on axis 0, the kernel reads its row tile from axis 1: the tiles

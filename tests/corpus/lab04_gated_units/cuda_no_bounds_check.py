@@ -2,7 +2,7 @@
 # exercise: swiglu
 # status: fail
 # reason: out-of-bounds write
-# reason: [rows=1, h=1, bfloat16]
+# reason: [n_rows=1, h=1, bfloat16]
 
 # %% nbgrader={"grade_id": "swiglu_cu", "solution": true}
 SWIGLU_CU = r"""

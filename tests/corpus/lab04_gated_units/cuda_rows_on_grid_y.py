@@ -3,7 +3,7 @@
 # device: gpu
 # status: exception
 # reason: invalid configuration argument: grid dimension y
-# reason: [rows=65537, two_h=48, h=24, bfloat16]
+# reason: [n_rows=65537, two_h=48, h=24, bfloat16]
 # (Rows on the grid's y: right on every CPU shape, refused by CUDA at 65537 rows, the gpu
 # suite's token count; y and z stop at 65535, x at 2^31 - 1.)
 

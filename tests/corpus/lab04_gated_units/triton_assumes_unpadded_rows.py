@@ -2,7 +2,7 @@
 # exercise: swiglu_packed
 # status: fail
 # reason: elements differ
-# reason: [rows=33, two_h=258, h=129, x rows padded by 31, bfloat16]
+# reason: [n_rows=33, two_h=258, h=129, x rows padded by 31, bfloat16]
 # (Rows taken as 2h apart: right for a fresh [rows, 2h] tensor, wrong for a view with padded
 # rows, whose x.stride(0) is larger.)
 
