@@ -1,11 +1,13 @@
 """Are perf verdicts reproducible? The labs' solutions and deliberately slow submissions,
 each measured N times by the grader's own perf protocol, on a GPU.
 
-    python benchmarks/reproducibility.py [-n 20] [--out DIR]
+    python benchmarks/reproducibility.py [-n 20] [--out DIR] [--impl triton|cuda] [LAB ...]
 
-Each repetition is a complete perf measurement (warm-up, interleaved rounds with fresh inputs,
-outputs rechecked, median per-round ratio) decided by `grader.judge.perf.decide`; one worker
-process per submission runs its N repetitions back to back. Prints passes out of N and the
+The submissions: each lab's solution for every exercise and implementation (expected to pass)
+and its corpus controls marked `perf: yes`, `status: fail` (slow on purpose, expected to fail).
+Each repetition is a complete perf measurement (warm-up, rounds with fresh inputs, outputs
+checked against the oracle) decided by `grader.judge.perf.decide`; the reference runs its N
+repetitions in a worker of its own, the submission in another. Prints passes out of N and the
 spread of the ratio; writes reproducibility.json and a strip plot.
 """
 
@@ -20,15 +22,32 @@ from grader import bench, grading, manifest, submission
 from grader.judge import perf
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBMISSIONS = [  # (lab, impl, notebook, expected verdict)
-    ("lab01_vector_add", "triton", "labs/lab01_vector_add/lab01_vector_add.py", "pass"),
-    ("lab01_vector_add", "cuda", "labs/lab01_vector_add/lab01_vector_add.py", "pass"),
-    ("lab07_softmax", "triton", "labs/lab07_softmax/lab07_softmax.py", "pass"),
-    ("lab07_softmax", "cuda", "labs/lab07_softmax/lab07_softmax.py", "pass"),
-    ("lab01_vector_add", "triton", "tests/corpus/lab01_vector_add/triton_two_pass_slow.py",
-     "fail"),
-    ("lab07_softmax", "triton", "tests/corpus/lab07_softmax/triton_two_kernels_slow.py", "fail"),
-]
+CORPUS = ROOT / "tests" / "corpus"
+
+
+def _header(path: Path) -> dict[str, str]:
+    """The first value of each `# key: value` line before the first cell."""
+    fields: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("# %%"):
+            break
+        if line.startswith("# ") and ":" in line:
+            key, value = line[2:].split(":", 1)
+            fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def submissions(lab_ids: list[str]):
+    """(exercise, impl, path, expected): each lab's solution per exercise and
+    implementation (pass), then its controls that fail on speed alone (fail)."""
+    for lab in manifest.select(lab_ids):
+        for ex in lab.exercises:
+            for impl in ex.impls:
+                yield ex, impl, lab.source, "pass"
+        for path in sorted((CORPUS / lab.id).glob("*.py")):
+            want = _header(path)
+            if want.get("perf") == "yes" and want.get("status") == "fail":
+                yield lab.exercise(want.get("exercise")), want["impl"], path, "fail"
 
 
 def main() -> None:
@@ -36,16 +55,16 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=20)
     parser.add_argument("--out", default="results")
     parser.add_argument("--impl", choices=("triton", "cuda"), help="only this implementation")
+    parser.add_argument("labs", nargs="*", help="lab ids or prefixes (default: every lab)")
     args = parser.parse_args()
     roof = bench.copy_roof()["gbps"]
     report = []
-    for lab_id, impl, path, expected in SUBMISSIONS:
+    for ex, impl, path, expected in submissions(args.labs):
         if args.impl and impl != args.impl:
             continue
-        ex = manifest.get(lab_id).exercise()
+        lab_id = ex.key
         dtype = ex.perf_dtypes[0]
-        sources = submission.cell_sources(submission.read_notebook(ROOT / path),
-                                          ex.impls[impl].cells)
+        sources = submission.cell_sources(submission.read_notebook(path), ex.impls[impl].cells)
         run = grading.measure(ex, impl, sources, 900, False, [dtype], repeat=args.n)
         if run.error is not None or run.timed_out:
             print(f"{lab_id} {impl} {Path(path).name}: ERROR "
@@ -84,7 +103,7 @@ def plot(report: list[dict], path: Path) -> None:
     for i, row in enumerate(report):
         ax.plot([i] * len(row["ratios"]), row["ratios"], "o", alpha=0.5,
                 color="tab:green" if row["expected"] == "pass" else "tab:red")
-    bar = manifest.get(report[0]["lab"]).exercise().bar if report else 0.8
+    bar = manifest.exercise(report[0]["lab"]).bar if report else 0.8
     ax.axhline(bar, color="gray", ls="--", label=f"bar {bar:.2f}x")
     ax.set_xticks(range(len(report)),
                   [f"{r['lab'][:5]} {r['impl']}\n{r['submission'][:22]}" for r in report],

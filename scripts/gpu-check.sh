@@ -59,9 +59,11 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     --ignore tests/test_notebooks_run.py --ignore tests/test_scaffold.py ${PYTEST_TARGETS:-tests}
   has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
     tests/test_course_gpu.py
-  has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" ${REPRO_ARGS:-}
+  # REPRO_ARGS: labs and options (--impl); every lab at once does not fit one call
+  has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" \
+    ${REPRO_ARGS:-lab01 lab07}
   has repro-open && TCLAB_SANDBOX=0 run repro-open 560 python3 benchmarks/reproducibility.py -n 20 \
-    --out "$OUT/open" ${REPRO_ARGS:-}
+    --out "$OUT/open" ${REPRO_ARGS:-lab01 lab07}
   has tune && run tune 560 python3 benchmarks/tune_references.py --json "$OUT/tune.json"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
