@@ -97,23 +97,18 @@ def _caller_is_trusted(trusted: tuple[str, ...], depth: int) -> bool:
 # name while a launch runs.
 _ACTIVE: list = []  # the Audit of the launch in progress, if any
 _KNOWN: set[int] = set()  # thread idents: present at watch time, or started through the relay
-_RELAYED = threading.local()
 
 
 class _Relay(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if _ACTIVE:
-            _ACTIVE[-1].note(func.overloadpacket.__name__, depth=1,
-                             thread=threading.current_thread().name)
+            _ACTIVE[-1].note(func.overloadpacket.__name__, depth=1)
         return func(*args, **(kwargs or {}))
 
 
 def _relayed(run):
     def body(*args, **kwargs):
         _KNOWN.add(threading.get_ident())
-        if getattr(_RELAYED, "on", False):
-            return run(*args, **kwargs)
-        _RELAYED.on = True
         with _Relay():
             return run(*args, **kwargs)
     return body
@@ -152,12 +147,17 @@ class Audit(TorchDispatchMode):
         self.foreign: list[str] = []
         self.trusted = _trusted_dirs()
 
-    def note(self, name: str, depth: int, thread: str | None = None) -> None:
+    def _where(self) -> str:
+        """"" in the launching thread, " in a helper thread (NAME)" in any other."""
+        if threading.get_ident() == self._thread:
+            return ""
+        return f" in a helper thread ({threading.current_thread().name})"
+
+    def note(self, name: str, depth: int) -> None:
         if name in self.allowed or len(self.foreign) >= 20 or \
                 _caller_is_trusted(self.trusted, depth + 1):
             return
-        where = f" in a helper thread ({thread})" if thread else ""
-        self.foreign.append(f"torch.ops.aten.{name}{where}")
+        self.foreign.append(f"torch.ops.aten.{name}{self._where()}")
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.note(func.overloadpacket.__name__, depth=1)
@@ -175,14 +175,13 @@ class Audit(TorchDispatchMode):
 
     def __enter__(self):
         audit, self._saved = self, {name: getattr(torch.Tensor, name) for name in self._VIEWS}
+        self._thread = threading.get_ident()
 
         def watched(name, original):
             def view(tensor, *args, **kwargs):
                 if not _caller_is_trusted(audit.trusted, 1) and len(audit.foreign) < 20:
-                    main = threading.current_thread() is threading.main_thread()
-                    where = "" if main else \
-                        f" in a helper thread ({threading.current_thread().name})"
-                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor){where}")
+                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor)"
+                                         f"{audit._where()}")
                 return original(tensor, *args, **kwargs)
             return view
 

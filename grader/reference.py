@@ -25,6 +25,19 @@ def available(ex: Exercise, impl: str) -> bool:
     return path(ex, impl).exists()
 
 
+def shared(reference_file: str, stem: str):
+    """A module beside a reference file (`shared(__file__, "elementwise_cuda")`), loaded once
+    per process: several exercises' launchers can share one kernel and its tuning."""
+    folder = Path(reference_file).resolve().parent
+    name = f"tclab_reference_{folder.name}_{stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, folder / f"{stem}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
 def load(ex: Exercise, impl: str):
     """The reference launcher for `impl`, with the same signature as the student's."""
     file = path(ex, impl)

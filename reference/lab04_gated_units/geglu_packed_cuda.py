@@ -1,46 +1,9 @@
 """Reference CUDA GeGLU (tanh GELU) on a packed [rows, 2h] tensor: the perf bar of lab04's
-`geglu_packed` (hidden from students). Kernels in gated.cu.
-
-Byte ledger: read both halves of x once, write out once: 3 * rows * h * 2 bytes (lab.toml's
-`bytes`). Rows 16-byte aligned (h and x.stride(0) multiples of 8): VEC 16-byte chunks of
-gate and of up per thread; otherwise one element per thread.
+`geglu_packed` (hidden from students). The launcher and its tuning: packed_cuda.py.
 """
 
-from pathlib import Path
+import functools
 
-import numpy as np
-import torch
+from grader.reference import shared
 
-from grader.cuda import SourceModule
-
-SOURCE = (Path(__file__).parent / "gated.cu").read_text()
-VEC = 2  # 16-byte chunks per thread and tensor: to tune on the H200 (1 / 2 / 4)
-THREADS = 128  # at most, per block: to tune on the H200 (128 / 256 / 512)
-SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)
-CHUNK = 8  # bfloat16 per 16-byte chunk
-MAX_GRID_Y = 65535  # a grid's y: more rows are looped over in the kernel
-_module = SourceModule(SOURCE, no_extern_c=True)
-_kernels: dict = {}
-
-
-def _kernel(name: str):
-    if name not in _kernels:
-        _kernels[name] = _module.get_function(f"geglu_packed_kernel_{name}")
-    return _kernels[name]
-
-
-def geglu_packed_cuda(x: torch.Tensor, out: torch.Tensor, vec: int = VEC) -> None:
-    rows, h = out.shape
-    stride = x.stride(0)
-    assert x.stride(1) == 1 and out.is_contiguous(), "rows must be contiguous columns"
-    aligned = (h % CHUNK == 0 and stride % CHUNK == 0 and x.data_ptr() % 16 == 0
-               and out.data_ptr() % 16 == 0)
-    if aligned:
-        per_thread = -(-(h // CHUNK) // vec)  # threads one row needs
-        threads = min(THREADS, max(32, -(-per_thread // 32) * 32))
-        kernel, grid_x = _kernel(f"v{vec}"), -(-per_thread // threads)
-    else:
-        threads = min(SCALAR_THREADS, max(32, -(-h // 32) * 32))
-        kernel, grid_x = _kernel("scalar"), -(-h // threads)
-    kernel(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int32(rows), np.int32(h),
-           np.int64(stride), block=(threads, 1, 1), grid=(grid_x, max(1, min(rows, MAX_GRID_Y))))
+geglu_packed_cuda = functools.partial(shared(__file__, "packed_cuda").gated_packed_cuda, "geglu")

@@ -1,42 +1,10 @@
 """Reference Triton GeGLU (tanh GELU) on a packed [rows, 2h] tensor: the perf bar of lab04's
-`geglu_packed` (hidden from students).
-
-Byte ledger: read both halves of x once, write out once: 3 * rows * h * itemsize (lab.toml's
-`bytes`). gelu_tanh(g) = 0.5 g (1 + tanh(y)) = g * sigmoid(2y), y = sqrt(2/pi) (g + 0.044715
-g^3): one exponential, as silu.
+`geglu_packed` (hidden from students). The kernel and its tuning: packed_triton.py.
 """
 
-import torch
-import triton
-import triton.language as tl
+import functools
 
-MAX_BLOCK = 2048  # columns per program: to tune on the H200 (1024 / 2048 / 4096)
-NUM_WARPS = 8  # for blocks of MAX_BLOCK; smaller blocks get 4: to tune on the H200
+from grader.reference import shared
 
-
-@triton.jit
-def geglu_packed_kernel(
-    x_ptr,  # [rows, 2h] bfloat16: gate then up in each row
-    out_ptr,  # [rows, h] bfloat16, contiguous
-    h,  # columns of out
-    stride_xr,  # elements between the starts of two rows of x
-    BLOCK_SIZE: tl.constexpr,  # columns per program
-):
-    row = tl.program_id(axis=0).to(tl.int64)
-    cols = tl.program_id(axis=1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = cols < h
-    gate_row = x_ptr + row * stride_xr
-    gate = tl.load(gate_row + cols, mask=mask).to(tl.float32)
-    up = tl.load(gate_row + h + cols, mask=mask).to(tl.float32)
-    two_y = 1.5957691216057308 * (gate + 0.044715 * gate * gate * gate)  # 2 sqrt(2/pi) (...)
-    out = gate * tl.sigmoid(two_y) * up
-    tl.store(out_ptr + row * h + cols, out.to(out_ptr.dtype.element_ty), mask=mask)
-
-
-def geglu_packed_triton(x: torch.Tensor, out: torch.Tensor) -> None:
-    rows, h = out.shape
-    assert x.stride(1) == 1 and out.is_contiguous(), "rows must be contiguous columns"
-    block = max(16, min(triton.next_power_of_2(h), MAX_BLOCK))
-    grid = (rows, triton.cdiv(h, block))
-    geglu_packed_kernel[grid](x, out, h, x.stride(0), BLOCK_SIZE=block,
-                              num_warps=NUM_WARPS if block >= MAX_BLOCK else 4)
+geglu_packed_triton = functools.partial(shared(__file__, "packed_triton").gated_packed_triton,
+                                       "geglu")
