@@ -1,124 +1,201 @@
-"""Sweep the reference kernels' launch constants on a GPU and compare with torch.
+"""Tune the hidden references on a GPU; measure them against torch, the copy roof, the lab's
+target and the lab's own solution.
 
-    python benchmarks/tune_references.py [--json out.json]
+    python benchmarks/tune_references.py [LAB ...] [--no-sweep] [--json out.json] [--md out.md]
 
-GB/s = the manifest's minimum bytes / median time (CUDA events, L2 flushed before each call).
-Prints one table per lab; the chosen constants go into reference/*/ with a pointer to
-docs/perf.md. Needs a GPU.
+1. Sweep. A module holding a reference's launch constants declares its candidates,
+   `TUNE = {"BLOCK_SIZE": (1024, 2048), ...}`. Each constant's candidates are tried in turn,
+   the others held at the best so far, on the exercise's first perf shape in every perf dtype
+   (the total time decides). A module several exercises share is swept once, on the first.
+   The winners are printed and used for the table; copy them into reference/ by hand.
+2. Table: every exercise, perf dtype, perf shape and implementation: GB/s of torch (the
+   manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
+   in this process); the reference against the lab's `[perf] target` (x torch, share of the
+   roof), the solution's ratio to the reference (the grading bar is 0.8; 0.9 is the margin
+   the labs aim for). Each reference's output is checked against the oracle once.
+
+Times: median of ROUNDS calls timed with CUDA events, L2 flushed before each (the grader's
+Timer). A development tool with a GPU: the grading protocol itself is `tclab check`.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
+import functools
 import json
 import statistics
+import sys
+import time
 
 import torch
 
-from grader import bench, check, manifest, reference
+from grader import bench, check, manifest, reference, submission
 
 ROUNDS = 10
 
 
-def measure(ex, shape, fn, timer, dtype="float32", rounds=ROUNDS) -> float:
-    inputs = check.make_inputs(ex, shape, 1234, dtype, "cuda")
-    _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
-    for _ in range(bench.WARMUP):
-        fn(*inputs.values(), *outs.values())
-    ms = statistics.median(timer.time(fn, *inputs.values(), *outs.values())
-                           for _ in range(rounds))
-    return ex.work_amount(shape, check.DTYPES[dtype].itemsize) / (ms * 1e6)
+class Bench:
+    def __init__(self):
+        self.timer = bench.Timer()
+        self.roof = bench.copy_roof()["gbps"]
+        self._inputs: dict = {}
+
+    def inputs(self, ex, shape, dtype):
+        key = (ex.key, json.dumps(shape, sort_keys=True), dtype)
+        if key not in self._inputs:
+            self._inputs.clear()  # one case's tensors at a time: perf shapes are GiB-sized
+            torch.cuda.empty_cache()
+            self._inputs[key] = check.make_inputs(ex, shape, 1234, dtype, "cuda")
+        return self._inputs[key]
+
+    def ms(self, ex, shape, dtype, fn) -> float:
+        inputs = list(self.inputs(ex, shape, dtype).values())
+        _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
+        args = [*inputs, *outs.values(), *ex.param_values(shape).values()]
+        for _ in range(bench.WARMUP):
+            fn(*args)
+        return statistics.median(self.timer.time(fn, *args) for _ in range(ROUNDS))
+
+    def gbps(self, ex, shape, dtype, ms: float) -> float:
+        return ex.work_amount(shape, check.DTYPES[dtype].itemsize) / (ms * 1e6)
+
+    def correct(self, ex, shape, dtype, fn) -> bool:
+        inputs = self.inputs(ex, shape, dtype)
+        _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
+        fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
+        expected = check.oracle(ex, inputs, shape, device="cuda")
+        atol, rtol = ex.tolerances[dtype]
+        return all(torch.allclose(outs[k].double(), expected[k], atol=atol * 10 + 1e-12,
+                                  rtol=rtol * 10, equal_nan=True) for k in expected)
 
 
-def sweep_lab01(timer) -> list[dict]:
-    ex = manifest.exercise("lab01")
+def constants(fn) -> dict:
+    """The module globals that hold a reference launcher's constants (and its TUNE)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn.__globals__
+
+
+def sweep(b: Bench, ex, impl: str, fn, log) -> dict:
+    """Coordinate search over the module's TUNE; leaves the winners set and returns them."""
+    g = constants(fn)
     shape = ex.shapes["perf"][0]
-    rows = []
-    for dtype in ex.perf_dtypes:
-        rows.append({"variant": f"{dtype} torch.add",
-                     "gbps": measure(ex, shape, bench.baseline_op(ex), timer, dtype)})
-        tri = reference.load(ex, "triton").__globals__
-        for block, warps in itertools.product((1024, 2048, 4096), (4, 8)):
-            tri["BLOCK_SIZE"], tri["NUM_WARPS"] = block, warps
-            rows.append({"variant": f"{dtype} triton BLOCK_SIZE={block} num_warps={warps}",
-                         "gbps": measure(ex, shape, tri["vector_add_triton"], timer, dtype)})
-        cu = reference.load(ex, "cuda")
-        g = cu.__globals__
-        for vec, threads in itertools.product((1, 2, 4), (128, 256, 512)):
-            g["THREADS"] = threads
-            rows.append({"variant": f"{dtype} cuda VEC={vec} THREADS={threads}",
-                         "gbps": measure(ex, shape, lambda *a, v=vec, f=cu: f(*a, vec=v), timer,
-                                         dtype)})
-    return rows
+    for name, candidates in g["TUNE"].items():
+        timings = {}
+        for value in candidates:
+            g[name] = value
+            try:
+                timings[value] = sum(b.ms(ex, shape, dt, fn) for dt in ex.perf_dtypes)
+            except Exception as exc:  # an invalid launch (too many threads, resources)
+                log(f"    {name}={value}: {type(exc).__name__}: {str(exc)[:100]}")
+                continue
+            gbps = [b.gbps(ex, shape, dt, timings[value] / len(ex.perf_dtypes))
+                    for dt in ex.perf_dtypes]
+            log(f"    {name}={value}: {timings[value]:.3f} ms over {len(ex.perf_dtypes)} "
+                f"dtype(s) (~{statistics.mean(gbps):.0f} GB/s)")
+        g[name] = min(timings, key=timings.get)
+    return {name: g[name] for name in g["TUNE"]}
 
 
-def sweep_lab07(timer) -> list[dict]:
-    lab = manifest.exercise("lab07")
-    rows = []
-    for shape in lab.shapes["perf"]:
-        tag = f"{shape['n_rows']}x{shape['n_cols']}"
-        rows.append({"variant": f"{tag} torch.softmax",
-                     "gbps": measure(lab, shape, bench.baseline_op(lab), timer)})
-        tri = reference.load(lab, "triton")
-        g = tri.__globals__
-        base = g["config"]
-        for warps in (4, 8, 16):
-            g["config"] = lambda n, w=warps, b=base: (b(n)[0], w, b(n)[2])
-            rows.append({"variant": f"{tag} triton num_warps={warps}",
-                         "gbps": measure(lab, shape, tri, timer)})
-        g["config"] = base
-        cu = reference.load(lab, "cuda")
-        for target in (128, 256, 512, 1024):
-            cu.__globals__["THREADS_TARGET"] = target
-            plan = cu.__globals__["plan"](shape["n_cols"])
-            rows.append({"variant": f"{tag} cuda THREADS_TARGET={target} plan={plan}",
-                         "gbps": measure(lab, shape, cu, timer)})
-    return rows
-
-
-def sweep_lab07_solution(timer) -> list[dict]:
-    """The lab's own CUDA solution (labs/lab07_softmax) at several block sizes."""
-    import numpy as np
-
-    from grader import submission
-    from grader.cuda import SourceModule
-
-    lab = manifest.exercise("lab07")
-    cells = submission.cell_sources(submission.read_notebook(manifest.get("lab07").source),
-                                    ("softmax_cu",))
+def solution_launchers(lab) -> dict:
+    """{(exercise, impl): launcher} from the lab's own solution cells, run as a notebook."""
     namespace: dict = {}
-    exec(cells["softmax_cu"], namespace)
-    fn = SourceModule(namespace["SOFTMAX_CU"]).get_function("softmax_kernel")
-    rows = []
-    for shape in lab.shapes["perf"]:
-        for threads in (128, 256, 512, 1024):
-            def launch(x, out, t=threads):
-                fn(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int32(x.shape[1]),
-                   np.int32(x.stride(0)), block=(t, 1, 1), grid=(x.shape[0], 1), shared=4 * t)
-            rows.append({"variant": f"{shape['n_rows']}x{shape['n_cols']} lab solution "
-                         f"threads={threads}", "gbps": measure(lab, shape, launch, timer)})
-    return rows
+    exec(compile(submission.setup_source(lab), f"{lab.id}:setup", "exec"), namespace)
+    nb = submission.read_notebook(lab.source)
+    found = {}
+    for ex in lab.exercises:
+        for impl, spec in ex.impls.items():
+            for gid, src in submission.cell_sources(nb, spec.cells).items():
+                exec(compile(src, f"{lab.id}:{gid}", "exec"), namespace)
+            found[ex.name, impl] = namespace[spec.launcher]
+    return found
+
+
+def tune_lab(b: Bench, lab, do_sweep: bool, log) -> dict:
+    out = {"tuned": {}, "rows": []}
+    swept: set[int] = set()
+    solutions = solution_launchers(lab)
+    for ex in lab.exercises:
+        for impl in ex.impls:
+            fn = reference.load(ex, impl)
+            g = constants(fn)
+            if do_sweep and "TUNE" in g and id(g) not in swept:
+                swept.add(id(g))
+                log(f"  sweep {ex.key} {impl} ({g['__file__'].split('/')[-1]})")
+                chosen = sweep(b, ex, impl, fn, log)
+                out["tuned"][g["__file__"].split("reference/")[-1]] = chosen
+                log(f"  -> {chosen}")
+        for dtype in ex.perf_dtypes:
+            for shape in ex.shapes["perf"]:
+                torch_ms = b.ms(ex, shape, dtype, bench.baseline_op(ex))
+                for impl in ex.impls:
+                    ref = reference.load(ex, impl)
+                    ref_ms = b.ms(ex, shape, dtype, ref)
+                    sol_ms = b.ms(ex, shape, dtype, solutions[ex.name, impl])
+                    row = {"exercise": ex.key, "dtype": dtype, "shape": ex.describe(shape, dtype),
+                           "impl": impl, "torch_gbps": b.gbps(ex, shape, dtype, torch_ms),
+                           "reference_gbps": b.gbps(ex, shape, dtype, ref_ms),
+                           "solution_gbps": b.gbps(ex, shape, dtype, sol_ms),
+                           "x_torch": torch_ms / ref_ms,
+                           "roof": b.gbps(ex, shape, dtype, ref_ms) / b.roof,
+                           "solution_x_reference": ref_ms / sol_ms,
+                           "reference_correct": b.correct(ex, shape, dtype, ref)}
+                    row["target_met"] = (row["reference_correct"]
+                                         and row["x_torch"] >= ex.target.get("torch", 0)
+                                         and row["roof"] >= ex.target.get("roof", 0))
+                    out["rows"].append(row)
+                    log(f"  {ex.name:<14} {dtype:<9} {impl:<6} torch {row['torch_gbps']:5.0f}  "
+                        f"ref {row['reference_gbps']:5.0f} ({row['x_torch']:.2f}x torch, "
+                        f"{100 * row['roof']:.0f}% roof{'' if row['target_met'] else ' MISSED'}"
+                        f")  solution {row['solution_gbps']:5.0f} "
+                        f"({row['solution_x_reference']:.2f}x ref)  [{row['shape']}]")
+    return out
+
+
+def markdown(results: dict) -> str:
+    lines = [f"Measured on an {results['gpu']}, copy roof {results['roof_gbps']:.0f} GB/s.", "",
+             "| exercise | dtype | impl | shape | torch GB/s | reference GB/s | x torch | % roof "
+             "| target | solution GB/s | solution / reference |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for lab in results["labs"].values():
+        for r in lab["rows"]:
+            lines.append(
+                f"| {r['exercise']} | {r['dtype']} | {r['impl']} | {r['shape']} | "
+                f"{r['torch_gbps']:.0f} | {r['reference_gbps']:.0f} | {r['x_torch']:.2f} | "
+                f"{100 * r['roof']:.1f} | {'met' if r['target_met'] else 'MISSED'} | "
+                f"{r['solution_gbps']:.0f} | {r['solution_x_reference']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("labs", nargs="*", help="lab ids or prefixes (default: every lab)")
+    parser.add_argument("--no-sweep", action="store_true", help="the table at the constants "
+                        "in reference/, no sweep")
     parser.add_argument("--json")
+    parser.add_argument("--md")
     args = parser.parse_args()
-    timer = bench.Timer()
-    roof = bench.copy_roof()["gbps"]
-    out = {"roof_gbps": roof, "gpu": torch.cuda.get_device_name()}
-    print(f"{out['gpu']}: copy roof {roof:.0f} GB/s")
-    for name, fn in (("lab01_vector_add", sweep_lab01), ("lab07_softmax", sweep_lab07),
-                     ("lab07_softmax_solution", sweep_lab07_solution)):
-        rows = fn(timer)
-        out[name] = rows
-        print(f"\n{name}")
-        for r in rows:
-            print(f"  {r['variant']:<60} {r['gbps']:7.0f} GB/s  {100 * r['gbps'] / roof:5.1f}%")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+    if not torch.cuda.is_available():
+        sys.exit("tune_references: skipped: needs a GPU")
+    b = Bench()
+    results = {"gpu": torch.cuda.get_device_name(), "roof_gbps": b.roof, "labs": {}}
+    print(f"{results['gpu']}: copy roof {b.roof:.0f} GB/s", flush=True)
+    for lab in manifest.select(args.labs or None):
+        start = time.time()
+        print(f"\n{lab.id}", flush=True)
+        results["labs"][lab.id] = tune_lab(b, lab, not args.no_sweep,
+                                           lambda s: print(s, flush=True))
+        print(f"  ({time.time() - start:.0f} s)", flush=True)
+        if args.json:  # after every lab: a run cut short keeps what it measured
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(markdown(results))
+    missed = [r for lab in results["labs"].values() for r in lab["rows"] if not r["target_met"]]
+    print(f"\n{len(missed)} reference row(s) below target" if missed
+          else "\nevery reference meets its target")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,8 @@ class Exercise:
     shapes: dict[str, tuple[dict, ...]]
     bar: float
     zero_below: float  # perf partial credit: 0 at or below this ratio, full at the bar
+    target: dict[str, float]  # what the reference must reach on the course GPU: "torch"
+    # (ratio to the manifest's torch) and/or "roof" (fraction of the copy roof); tuning only
     allowed_ops: frozenset[str]
     forbidden_calls: frozenset[str]  # method names a launcher must not call (the op itself)
     single: bool  # the only exercise of its lab: grade cells are test_<impl>, perf_<impl>
@@ -287,6 +289,10 @@ def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -
     zero_below = float(perf.get("zero_below", 0.75 * bar))
     if not 0 < zero_below < bar:
         raise ManifestError(f"{where}: perf.zero_below ({zero_below}) must be in (0, bar={bar})")
+    target = {k: float(v) for k, v in perf.get("target", {}).items()}
+    if set(target) - {"torch", "roof"}:
+        raise ManifestError(f"{where}: perf.target {sorted(set(target) - {'torch', 'roof'})}: "
+                            "known targets are torch (ratio to torch) and roof (of the copy roof)")
     points = {k: float(v) for k, v in raw.get("points", {}).items()}
     known_points = {*impls, *(f"perf_{i}" for i in impls)}
     if set(points) - known_points:
@@ -298,7 +304,7 @@ def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -
         baseline=raw.get("torch", raw["oracle"]), work=_require(raw, unit, where), unit=unit,
         dtypes=dtypes, perf_dtypes=perf_dtypes, tolerances=tolerances, inputs=inputs,
         outputs=outputs, params=params, impls=impls, points=points, shapes=shapes, bar=bar,
-        zero_below=zero_below, allowed_ops=frozenset(raw.get("allowed_ops", ())),
+        zero_below=zero_below, target=target, allowed_ops=frozenset(raw.get("allowed_ops", ())),
         forbidden_calls=frozenset(raw.get("forbidden_calls", ())), single=single)
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole GPU check, in steps that each fit a 10-minute call. Every step writes its full log
-# to $OUT/<step>.log (default OUT=results/gpu) and prints its last lines; the script exits
+# The whole GPU check, in steps that each fit a 10-minute call (each is stopped after STEP_LIMIT
+# seconds, default 560). Every step writes its full log to $OUT/<step>.log (default OUT=results/gpu) and prints its last lines; the script exits
 # non-zero if any step failed. Extra wheels (pycuda, nbgrader, ...) are installed from .whl/
 # when present.
 #
@@ -8,31 +8,34 @@
 #
 # steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots);
 #                LABS="lab01 lab07" limits it
-#        corpus1 .. corpusN   (N = CORPUS_SHARDS, default 6)
-#                every control of tests/corpus on the GPU, an N-th each (its verdict; the
-#                notebook/grader parity test is left to the CPU suite); CORPUS_K="..."
-#                narrows it with a pytest -k expression (e.g. "vector_add or softmax")
+#        corpus  every control of tests/corpus not graded on speed, on the GPU, CORPUS_WORKERS
+#                (default 8) at a time (its verdict; the notebook/grader parity test is left
+#                to the CPU suite); CORPUS_K="..." narrows it with a pytest -k expression
+#        corpus-timed  the controls graded on speed, one at a time, nothing else on the GPU
+#        labs    every lab's solutions graded for correctness on the GPU (its own shapes: large
+#                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
-#        tune    the references' launch-constant sweep
+#        tune    the references' launch-constant sweep and their table against torch, the roof,
+#                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-shards=${CORPUS_SHARDS:-6}
-steps=${*:-check $(for k in $(seq 1 "$shards"); do printf 'corpus%s ' "$k"; done)pytest course repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs pytest course repro repro-open tune}
 mkdir -p "$OUT"
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl > "$OUT/install.log" 2>&1 || tail -5 "$OUT/install.log"
+if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
+  [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
+    --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl > "$OUT/install.log" 2>&1 \
+    && touch /tmp/site/.installed || tail -5 "$OUT/install.log"; }
   export PYTHONPATH=/tmp/site:${PYTHONPATH:-} PATH=/tmp/site/bin:$PATH  # nbgrader runs alembic from PATH
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 TCLAB_CACHE=${TCLAB_CACHE:-/tmp/tclab-cache}
 export TCLAB_DEVICE=gpu MPLBACKEND=Agg
 failed=()
 run() {  # run STEP LIMIT COMMAND...: full log to $OUT/STEP.log, its tail here
-  local name=$1 limit=$2; shift 2
+  local name=$1 limit=${STEP_LIMIT:-$2}; shift 2
   echo; echo "=== $name ($(date +%T)): $*"
   local start=$SECONDS
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
@@ -49,12 +52,15 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
   has check && run check 560 python3 -m grader.cli check ${LABS:-} --submission solutions \
     --device gpu --results "$OUT/results.json" --plots "$OUT" -v
-  for k in $(seq 1 "$shards"); do
-    has corpus$k && TCLAB_CORPUS_SHARD=$k/$shards run corpus$k 560 python3 -m pytest -v -rfE \
-      -p no:cacheprovider -m "gpu or not gpu" tests/test_corpus.py -k "verdict and (${CORPUS_K:-verdict})"
-  done
+  corpus=(python3 -m pytest -v -rfE -p no:cacheprovider tests/test_corpus.py
+          -k "verdict and (${CORPUS_K:-verdict})")
+  has corpus && run corpus 560 "${corpus[@]}" -m "(gpu or not gpu) and not timed" \
+    -n "${CORPUS_WORKERS:-8}" --dist loadgroup
+  has corpus-timed && run corpus-timed 560 "${corpus[@]}" -m "(gpu or not gpu) and timed"
+  has labs && run labs 560 python3 -m pytest -v -rfE -p no:cacheprovider -m "gpu or not gpu" \
+    --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}"
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
-    --submission solutions --ignore tests/test_corpus.py --ignore tests/test_browser.py \
+    --submission solutions --ignore tests/test_corpus.py --ignore tests/test_labs.py --ignore tests/test_browser.py \
     --ignore tests/test_course.py --ignore tests/test_course_gpu.py \
     --ignore tests/test_notebooks_run.py --ignore tests/test_scaffold.py ${PYTEST_TARGETS:-tests}
   has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
@@ -64,7 +70,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     ${REPRO_ARGS:-lab01 lab07}
   has repro-open && TCLAB_SANDBOX=0 run repro-open 560 python3 benchmarks/reproducibility.py -n 20 \
     --out "$OUT/open" ${REPRO_ARGS:-lab01 lab07}
-  has tune && run tune 560 python3 benchmarks/tune_references.py --json "$OUT/tune.json"
+  has tune && run tune 560 python3 benchmarks/tune_references.py ${TUNE_LABS:-} --json "$OUT/tune.json" \
+    --md "$OUT/tune.md"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
 } 2>&1 | tee "$OUT/summary.log"

@@ -16,11 +16,7 @@ from grader import grading, manifest
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
-# TCLAB_CORPUS_SHARD=K/N keeps every N-th control from the K-th (1-based): the GPU check runs
-# the corpus in several calls of bounded length.
-if os.environ.get("TCLAB_CORPUS_SHARD"):
-    _k, _n = (int(v) for v in os.environ["TCLAB_CORPUS_SHARD"].split("/"))
-    FILES = FILES[_k - 1 :: _n]
+
 
 
 def header(path: Path) -> dict:
@@ -35,8 +31,9 @@ def header(path: Path) -> dict:
 
 
 def _marks(path: Path):
-    device = header(path).get("device", ["any"])[0]
-    return [pytest.mark.gpu] if device == "gpu" else []
+    want = header(path)
+    marks = [pytest.mark.gpu] if want.get("device", ["any"])[0] == "gpu" else []
+    return marks + ([pytest.mark.timed] if "perf" in want else [])
 
 
 def _params(files):

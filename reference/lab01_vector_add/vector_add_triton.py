@@ -12,6 +12,8 @@ import triton.language as tl
 # the elements, so that each thread still moves 16 bytes per load.
 BLOCK_SIZE = 1024
 NUM_WARPS = 8
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"BLOCK_SIZE": (1024, 2048, 4096), "NUM_WARPS": (4, 8)}
 TUNED_ITEMSIZE = 4  # bytes per element of the dtype BLOCK_SIZE was tuned in (float32)
 
 

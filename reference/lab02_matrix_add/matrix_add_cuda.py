@@ -17,6 +17,8 @@ SOURCE = (Path(__file__).parent / "matrix_add.cu").read_text()
 # THREADS_Y rows of threads, each moving ROWS_PER_THREAD rows.
 THREADS_X = 64  # to tune on the H200 (with ROWS_PER_THREAD in matrix_add.cu)
 THREADS_Y = 4  # to tune on the H200
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"THREADS_X": (32, 64, 128, 256), "THREADS_Y": (1, 2, 4, 8)}
 ROWS_PER_THREAD = 2  # ROWS_PER_THREAD in matrix_add.cu
 TILE, BLOCK_ROWS = 32, 8  # TILE and BLOCK_ROWS in matrix_add.cu: the scalar kernel's block
 MAX_GRID_Y = 65535  # gridDim.y's limit: the kernels loop over bands of rows past it

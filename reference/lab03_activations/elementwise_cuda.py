@@ -18,6 +18,8 @@ SOURCE = (Path(__file__).parent / "elementwise.cu").read_text()
 # THREADS 128/256/512): sigmoid and silu in 16-bit have the most arithmetic per byte.
 VEC = 1  # to tune on the H200
 THREADS = 128  # to tune on the H200
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 CHUNK_BYTES = 16  # one uint4 load per chunk
 SUFFIX = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 _modules: dict = {}  # VEC -> module: compiled on first use
@@ -35,13 +37,13 @@ def _kernel(op: str, dtype: torch.dtype, vec: int):
     return _kernels[key]
 
 
-def launch(op: str, x: torch.Tensor, out: torch.Tensor, *params, vec: int | None = None) -> None:
+def launch(op: str, x: torch.Tensor, out: torch.Tensor, *params) -> None:
     assert x.shape == out.shape and x.dtype == out.dtype, \
         f"x {x.dtype} {tuple(x.shape)} vs out {out.dtype} {tuple(out.shape)}"
     # 16-byte loads need 16-byte aligned pointers: torch allocations are; views might not be.
     assert x.data_ptr() % CHUNK_BYTES == 0 and out.data_ptr() % CHUNK_BYTES == 0, \
         "reference needs 16-byte alignment"
-    vec = VEC if vec is None else vec
+    vec = VEC  # read per call: benchmarks/tune_references.py sets it
     n = out.numel()
     per_block = THREADS * vec * (CHUNK_BYTES // out.element_size())
     blocks = max((n + per_block - 1) // per_block, 1)
@@ -50,23 +52,21 @@ def launch(op: str, x: torch.Tensor, out: torch.Tensor, *params, vec: int | None
                                 block=(THREADS, 1, 1), grid=(blocks, 1))
 
 
-def relu_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
-    launch("relu", x, out, vec=vec)
+def relu_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("relu", x, out)
 
 
-def leaky_relu_cuda(x: torch.Tensor, out: torch.Tensor, alpha: float,
-                    vec: int | None = None) -> None:
-    launch("leaky_relu", x, out, alpha, vec=vec)
+def leaky_relu_cuda(x: torch.Tensor, out: torch.Tensor, alpha: float) -> None:
+    launch("leaky_relu", x, out, alpha)
 
 
-def sigmoid_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
-    launch("sigmoid", x, out, vec=vec)
+def sigmoid_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("sigmoid", x, out)
 
 
-def silu_cuda(x: torch.Tensor, out: torch.Tensor, vec: int | None = None) -> None:
-    launch("silu", x, out, vec=vec)
+def silu_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    launch("silu", x, out)
 
 
-def clip_cuda(x: torch.Tensor, out: torch.Tensor, lo: float, hi: float,
-              vec: int | None = None) -> None:
-    launch("clip", x, out, lo, hi, vec=vec)
+def clip_cuda(x: torch.Tensor, out: torch.Tensor, lo: float, hi: float) -> None:
+    launch("clip", x, out, lo, hi)

@@ -19,6 +19,8 @@ import triton.language as tl
 # docs/perf.md). To tune on the H200 for these ops (BLOCK_SIZE 1024/2048/4096, NUM_WARPS 4/8).
 BLOCK_SIZE = 1024  # to tune on the H200
 NUM_WARPS = 8  # to tune on the H200
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
 TUNED_ITEMSIZE = 4  # bytes per element of the dtype BLOCK_SIZE was tuned in (float32)
 
 

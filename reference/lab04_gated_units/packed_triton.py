@@ -13,6 +13,8 @@ import triton.language as tl
 
 MAX_BLOCK = 2048  # columns per program: to tune on the H200 (1024 / 2048 / 4096)
 NUM_WARPS = 8  # for blocks of MAX_BLOCK; smaller blocks get 4: to tune on the H200
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"MAX_BLOCK": (1024, 2048, 4096), "NUM_WARPS": (4, 8, 16)}
 
 
 @triton.jit

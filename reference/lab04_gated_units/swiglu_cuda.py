@@ -16,6 +16,8 @@ from grader.cuda import SourceModule
 SOURCE = (Path(__file__).parent / "gated.cu").read_text()
 VEC = 2  # 16-byte chunks per thread and tensor: to tune on the H200 (1 / 2 / 4)
 THREADS = 256  # to tune on the H200 (128 / 256 / 512)
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 CHUNK = 8  # bfloat16 per 16-byte chunk
 # cuda_bf16.h is C++: the kernels are extern "C" one by one.
 _module = SourceModule(SOURCE, no_extern_c=True)
@@ -28,7 +30,8 @@ def _kernel(vec: int):
     return _kernels[vec]
 
 
-def swiglu_cuda(gate: torch.Tensor, up: torch.Tensor, out: torch.Tensor, vec: int = VEC) -> None:
+def swiglu_cuda(gate: torch.Tensor, up: torch.Tensor, out: torch.Tensor) -> None:
+    vec = VEC  # read per call: benchmarks/tune_references.py sets it
     assert all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (gate, up, out)), \
         "the reference needs contiguous, 16-byte aligned tensors"
     n = out.numel()

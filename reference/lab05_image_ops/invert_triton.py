@@ -13,6 +13,8 @@ import triton.language as tl
 
 BLOCK_SIZE = 2048  # pixels (words) per program: 8 KiB in, 8 KiB out  # to tune on the H200
 NUM_WARPS = 8  # to tune on the H200
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
 
 
 @triton.jit

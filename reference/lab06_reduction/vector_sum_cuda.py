@@ -13,6 +13,9 @@ SOURCE = (Path(__file__).parent / "vector_sum.cu").read_text()
 UNROLL = 4  # float4 loads in flight per thread (1, 2, 4, 8); to tune on the H200
 THREADS = 256  # to tune on the H200 (128-1024)
 BLOCKS_PER_SM = 8  # to tune on the H200: 8 x 256 threads fill an SM's 2048 thread slots
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"UNROLL": (1, 2, 4, 8), "THREADS": (128, 256, 512, 1024),
+        "BLOCKS_PER_SM": (2, 4, 8, 16)}
 H200_SMS = 132  # the grid without a GPU (the CPU backend): any count is correct
 # Templates and C++ helpers: the kernels are extern "C" each.
 _module = SourceModule(SOURCE, no_extern_c=True)
@@ -25,7 +28,8 @@ def _kernel(unroll: int):
     return _kernels[unroll]
 
 
-def vector_sum_cuda(x: torch.Tensor, out: torch.Tensor, unroll: int = UNROLL) -> None:
+def vector_sum_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    unroll = UNROLL  # read per call: benchmarks/tune_references.py sets it
     n = x.numel()
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda \
         else H200_SMS

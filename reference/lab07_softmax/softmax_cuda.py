@@ -14,6 +14,8 @@ _scalar = _module.get_function("softmax_kernel_scalar")
 # Threads per block aim at THREADS_TARGET, float4s per thread grow with the row; sweep on an
 # H200 (see docs/perf.md).
 THREADS_TARGET = 128
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+TUNE = {"THREADS_TARGET": (128, 256, 512, 1024)}
 MAX_THREADS = 1024
 
 
