@@ -25,7 +25,9 @@ import functools
 import json
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import torch
 
@@ -97,24 +99,25 @@ def sweep(b: Bench, ex, impl: str, fn, log) -> dict:
     return {name: g[name] for name in g["TUNE"]}
 
 
-def solution_launchers(lab) -> dict:
-    """{(exercise, impl): launcher} from the lab's own solution cells, run as a notebook."""
-    namespace: dict = {}
-    exec(compile(submission.setup_source(lab), f"{lab.id}:setup", "exec"), namespace)
+def solution_launchers(lab, folder: Path) -> dict:
+    """{(exercise, impl): launcher} from the lab's own solution cells, written out and imported
+    as the grader's worker imports a student's (Triton compiles from the source file)."""
     nb = submission.read_notebook(lab.source)
-    found = {}
+    sources = {}
     for ex in lab.exercises:
-        for impl, spec in ex.impls.items():
-            for gid, src in submission.cell_sources(nb, spec.cells).items():
-                exec(compile(src, f"{lab.id}:{gid}", "exec"), namespace)
-            found[ex.name, impl] = namespace[spec.launcher]
-    return found
+        for spec in ex.impls.values():
+            sources.update(submission.cell_sources(nb, spec.cells))
+    name = f"solution_{lab.id}"
+    module = submission.import_module(
+        submission.write_module(submission.setup_source(lab), sources, folder, name), name)
+    return {(ex.name, impl): getattr(module, spec.launcher)
+            for ex in lab.exercises for impl, spec in ex.impls.items()}
 
 
-def tune_lab(b: Bench, lab, do_sweep: bool, log) -> dict:
+def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
     out = {"tuned": {}, "rows": []}
     swept: set[int] = set()
-    solutions = solution_launchers(lab)
+    solutions = solution_launchers(lab, folder)
     for ex in lab.exercises:
         for impl in ex.impls:
             fn = reference.load(ex, impl)
@@ -179,12 +182,13 @@ def main() -> None:
     if not torch.cuda.is_available():
         sys.exit("tune_references: skipped: needs a GPU")
     b = Bench()
+    folder = Path(tempfile.mkdtemp(prefix="tclab-tune-"))
     results = {"gpu": torch.cuda.get_device_name(), "roof_gbps": b.roof, "labs": {}}
     print(f"{results['gpu']}: copy roof {b.roof:.0f} GB/s", flush=True)
     for lab in manifest.select(args.labs or None):
         start = time.time()
         print(f"\n{lab.id}", flush=True)
-        results["labs"][lab.id] = tune_lab(b, lab, not args.no_sweep,
+        results["labs"][lab.id] = tune_lab(b, lab, not args.no_sweep, folder,
                                            lambda s: print(s, flush=True))
         print(f"  ({time.time() - start:.0f} s)", flush=True)
         if args.json:  # after every lab: a run cut short keeps what it measured

@@ -79,11 +79,25 @@ def classify(exc: BaseException) -> str:
     return "exception"
 
 
+# The words a GPU uses for a kernel that touched memory it may not, and what they mean to a
+# student: the context is lost, the launch's outputs are garbage, the index arithmetic is wrong.
+MEMORY_FAULTS = {
+    "illegal memory access": "",
+    "operation not supported on global/shared address space":
+        " (an illegal memory access: an address outside every allocation)",
+    "misaligned address": " (a misaligned memory access: a vector load or store needs an "
+                          "address aligned to its size)",
+    "illegal address": " (an illegal memory access)",
+}
+
+
 def summarize(exc: BaseException) -> str:
     """One line: the exception's type and the first line of its message (CUDA errors append
-    several lines of advice after the one that matters)."""
+    several lines of advice after the one that matters), a GPU memory fault named as one."""
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    line = f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    meaning = next((m for fault, m in MEMORY_FAULTS.items() if fault in line), "")
+    return line + meaning
 
 
 def error_message(exc: BaseException, index: int | None, describe) -> Message:
@@ -128,7 +142,10 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
         return error_message(exc, index, describe), None
     seconds = time.perf_counter() - start
-    foreign = list(seen.foreign) + (gpu.foreign(launches.names) if tdev == "cuda" else [])
+    # Kernels launched through Triton or SourceModule that are not the student's are named as
+    # such (msg.others), not again as anonymous GPU kernels.
+    foreign = list(seen.foreign) + (gpu.foreign(launches.names | set(launches.others))
+                                    if tdev == "cuda" else [])
     ran = {"triton": launches.triton - counts[0]}
     if launches.counting_cuda:
         ran["cuda"] = launches.cuda - counts[1]
@@ -165,16 +182,23 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
     spec = ex.impls[impl]
     where = f"{ex.key} [{ex.describe(case.shape, case.dtype)}]"
     problem, status = None, "fail"
-    if msg.foreign:
+    kind = spec.words.split(' ')[0]
+    if msg.others:  # someone else's kernel, beside the student's own or instead of it
+        status = "fallback"
+        theirs = f"{', '.join(msg.others)}, which your cells do not define"
+        ran = (f"no {kind} kernel was launched (it ran {theirs})"
+               if msg.launches.get(impl, 1) == 0 else
+               f"besides its own {kind} kernel it ran {theirs}")
+        problem = (f"{where}: {ran}: {spec.launcher}() must compute with {spec.kernel}, "
+                   "defined in your cells")
+    elif msg.foreign:
         status = "fallback"
         problem = (f"{where}: library fallback: the launcher itself ran "
                    f"{', '.join(sorted(set(msg.foreign)))}; the result must come from the "
                    f"{spec.words}")
     elif msg.launches.get(impl, 1) == 0:
         status = "fallback"
-        someone = (f" (it ran {', '.join(msg.others)}, which your cells do not define)"
-                   if msg.others else "")
-        problem = (f"{where}: no {spec.words.split(' ')[0]} kernel was launched{someone}: "
+        problem = (f"{where}: no {kind} kernel was launched: "
                    f"{spec.launcher}() must launch {spec.kernel}, defined in your cells")
     for name, want in p.expected.items():
         problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl)
