@@ -5,8 +5,8 @@ target and the lab's own solution.
 
 1. Sweep. A module holding a reference's launch constants declares its candidates,
    `TUNE = {"BLOCK_SIZE": (1024, 2048), ...}`. Each constant's candidates are tried in turn,
-   the others held at the best so far, on the exercise's first perf shape in every perf dtype
-   (the total time decides). A module several exercises share is swept once, on the first.
+   the others held at the best so far, on every perf shape in every perf dtype (the total
+   time decides). A module several exercises share is swept once, on the first.
    The winners are printed and used for the table; copy them into reference/ by hand.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
@@ -81,20 +81,20 @@ def constants(fn) -> dict:
 def sweep(b: Bench, ex, impl: str, fn, log) -> dict:
     """Coordinate search over the module's TUNE; leaves the winners set and returns them."""
     g = constants(fn)
-    shape = ex.shapes["perf"][0]
+    cases = [(shape, dt) for shape in ex.shapes["perf"] for dt in ex.perf_dtypes]
     for name, candidates in g["TUNE"].items():
         timings = {}
         for value in candidates:
             g[name] = value
             try:
-                timings[value] = sum(b.ms(ex, shape, dt, fn) for dt in ex.perf_dtypes)
+                ms = [b.ms(ex, shape, dt, fn) for shape, dt in cases]
             except Exception as exc:  # an invalid launch (too many threads, resources)
                 log(f"    {name}={value}: {type(exc).__name__}: {str(exc)[:100]}")
                 continue
-            gbps = [b.gbps(ex, shape, dt, timings[value] / len(ex.perf_dtypes))
-                    for dt in ex.perf_dtypes]
-            log(f"    {name}={value}: {timings[value]:.3f} ms over {len(ex.perf_dtypes)} "
-                f"dtype(s) (~{statistics.mean(gbps):.0f} GB/s)")
+            timings[value] = sum(ms)
+            gbps = [b.gbps(ex, shape, dt, t) for (shape, dt), t in zip(cases, ms)]
+            log(f"    {name}={value}: {timings[value]:.3f} ms over {len(cases)} case(s), "
+                f"GB/s {' '.join(f'{v:.0f}' for v in gbps)}")
         g[name] = min(timings, key=timings.get)
     return {name: g[name] for name in g["TUNE"]}
 
@@ -118,9 +118,11 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
     out = {"tuned": {}, "rows": []}
     swept: set[int] = set()
     solutions = solution_launchers(lab, folder)
+    # Loaded once: the table times what the sweep left set (load() runs the file afresh).
+    refs = {(ex.name, impl): reference.load(ex, impl) for ex in lab.exercises for impl in ex.impls}
     for ex in lab.exercises:
         for impl in ex.impls:
-            fn = reference.load(ex, impl)
+            fn = refs[ex.name, impl]
             g = constants(fn)
             if do_sweep and "TUNE" in g and id(g) not in swept:
                 swept.add(id(g))
@@ -132,7 +134,7 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
             for shape in ex.shapes["perf"]:
                 torch_ms = b.ms(ex, shape, dtype, bench.baseline_op(ex))
                 for impl in ex.impls:
-                    ref = reference.load(ex, impl)
+                    ref = refs[ex.name, impl]
                     ref_ms = b.ms(ex, shape, dtype, ref)
                     sol_ms = b.ms(ex, shape, dtype, solutions[ex.name, impl])
                     row = {"exercise": ex.key, "dtype": dtype, "shape": ex.describe(shape, dtype),

@@ -15,7 +15,7 @@
 // Both loop over bands of rows (blockIdx.y, gridDim.y apart), so gridDim.y's limit of 65535
 // caps nothing. Offsets are 64-bit: matrices past 2^31 elements are in the GPU tests.
 
-#define ROWS_PER_THREAD 2  // float4 rows per thread of the vec kernel: to tune on the H200
+#define ROWS_PER_THREAD 2  // float4 rows per thread of the vec kernel (a #define: not swept)
 #define TILE 32            // the scalar kernel's tile (columns and rows per block)
 #define BLOCK_ROWS 8       // ... and its threads per column
 

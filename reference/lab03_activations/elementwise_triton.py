@@ -15,10 +15,9 @@ import triton.language as tl
 
 # BLOCK_SIZE counts float32 elements; a program of a 16-bit dtype takes as many bytes, twice
 # the elements, so that each thread still moves 16 bytes per load (8 warps x 32 threads x 16 B
-# = 4 KiB per program). Starting point: lab01's H200 sweep (1024 x 8 warps matched torch.add,
-# docs/perf.md). To tune on the H200 for these ops (BLOCK_SIZE 1024/2048/4096, NUM_WARPS 4/8).
-BLOCK_SIZE = 1024  # to tune on the H200
-NUM_WARPS = 8  # to tune on the H200
+# = 4 KiB per program). The sweep over these ops on an H200 kept lab01's 1024 x 8 warps.
+BLOCK_SIZE = 1024  # swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
 TUNED_ITEMSIZE = 4  # bytes per element of the dtype BLOCK_SIZE was tuned in (float32)

@@ -14,8 +14,8 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "gated.cu").read_text()
-VEC = 2  # 16-byte chunks per thread and tensor: to tune on the H200 (1 / 2 / 4)
-THREADS = 128  # at most, per block: to tune on the H200 (128 / 256 / 512)
+VEC = 1  # swept on an H200, see docs/perf.md
+THREADS = 256  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)

@@ -11,8 +11,8 @@ import torch
 import triton
 import triton.language as tl
 
-MAX_BLOCK = 2048  # columns per program: to tune on the H200 (1024 / 2048 / 4096)
-NUM_WARPS = 8  # for blocks of MAX_BLOCK; smaller blocks get 4: to tune on the H200
+MAX_BLOCK = 2048  # swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"MAX_BLOCK": (1024, 2048, 4096), "NUM_WARPS": (4, 8, 16)}
 

@@ -14,8 +14,8 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "gated.cu").read_text()
-VEC = 2  # 16-byte chunks per thread and tensor: to tune on the H200 (1 / 2 / 4)
-THREADS = 256  # to tune on the H200 (128 / 256 / 512)
+VEC = 1  # swept on an H200, see docs/perf.md
+THREADS = 256  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 CHUNK = 8  # bfloat16 per 16-byte chunk

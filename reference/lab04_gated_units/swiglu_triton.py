@@ -11,8 +11,8 @@ import triton
 import triton.language as tl
 
 # 2048 bfloat16 = 4 KiB of each tensor per program; 8 warps: 16 bytes per thread per tensor.
-BLOCK_SIZE = 2048  # to tune on the H200 (1024 / 2048 / 4096)
-NUM_WARPS = 8  # to tune on the H200 (4 / 8)
+BLOCK_SIZE = 2048  # swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
 

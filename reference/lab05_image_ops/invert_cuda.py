@@ -9,8 +9,8 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "invert.cu").read_text()
-VEC = 1  # uint4 per thread (1, 2 or 4)  # to tune on the H200
-THREADS = 256  # to tune on the H200
+VEC = 1  # swept on an H200, see docs/perf.md
+THREADS = 256  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 PIXELS_PER_CHUNK = 4  # one uint4

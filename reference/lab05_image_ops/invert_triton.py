@@ -11,8 +11,8 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 2048  # pixels (words) per program: 8 KiB in, 8 KiB out  # to tune on the H200
-NUM_WARPS = 8  # to tune on the H200
+BLOCK_SIZE = 1024  # swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
 

@@ -13,9 +13,9 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 4096  # elements per tile; to tune on the H200 (2048-8192)
-NUM_WARPS = 8  # to tune on the H200 (4-16): BLOCK_SIZE / (32 * NUM_WARPS) floats per thread
-PROGRAMS_PER_SM = 8  # to tune on the H200 (4-16): 8 x 8 warps fill an SM's 64 warp slots
+BLOCK_SIZE = 8192  # swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # swept on an H200, see docs/perf.md
+PROGRAMS_PER_SM = 16  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_SIZE": (2048, 4096, 8192, 16384), "NUM_WARPS": (4, 8, 16),
         "PROGRAMS_PER_SM": (2, 4, 8, 16)}
