@@ -6,7 +6,8 @@ the project checkout (labs/, reference/, tests/; its grader package and virtual 
 are put back read-only), the home directory, the grading process's working directory (a
 course directory holds `.tclab/secret_seed` and the gradebook), and /tmp. The worker's own
 folder is the one writable place. No network, its own pid namespace, an environment built
-from an allowlist, `/dev` minimal on a CPU (the GPU's device nodes added on a GPU).
+from an allowlist, `/dev` minimal, and on a GPU the nodes of the worker's own GPU only (the one
+`CUDA_VISIBLE_DEVICES` names, passed in by UUID) and the driver's shared ones.
 
 Where no sandbox can be made (no `bwrap`, no user namespaces), `command()` returns None:
 grading goes on, and every verdict says it ran unsandboxed. `TCLAB_SANDBOX=0` turns it off
@@ -75,6 +76,63 @@ def _env(extra: dict) -> list[str]:
     return args
 
 
+# Device nodes every CUDA process needs besides its GPU's own /dev/nvidiaN.
+NVIDIA_SHARED = ("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "nvidia-caps")
+GPU_PROC = Path("/proc/driver/nvidia/gpus")
+
+
+def _smi_gpus() -> list[tuple[str, str, str]]:
+    """(index, uuid, PCI bus id) of every GPU, from nvidia-smi; [] where it cannot say."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index,uuid,pci.bus_id",
+                              "--format=csv,noheader"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [tuple(f.strip() for f in line.split(",")) for line in out.splitlines()
+            if line.count(",") == 2]
+
+
+def _minor(bus_id: str, proc: Path = GPU_PROC) -> str | None:
+    """The N of /dev/nvidiaN for a PCI bus id (nvidia-smi writes an 8-digit domain, the
+    driver's /proc a 4-digit one)."""
+    want = bus_id.lower()[-12:]
+    for folder in proc.glob("*") if proc.is_dir() else []:
+        if folder.name.lower()[-12:] == want:
+            for line in (folder / "information").read_text().splitlines():
+                if line.startswith("Device Minor:"):
+                    return line.split(":", 1)[1].strip()
+    return None
+
+
+def gpu_devices(visible: str | None, gpus: list[tuple[str, str, str]], dev: Path = Path("/dev"),
+                proc: Path = GPU_PROC) -> tuple[list[str], dict]:
+    """The device nodes a worker on the GPUs of `visible` (CUDA_VISIBLE_DEVICES: indices or
+    UUIDs) gets, and the environment it gets them under: each GPU by UUID, as the only ones
+    left are renumbered from 0 inside. Unset, or anything that cannot be resolved (MIG, no
+    nvidia-smi): every GPU's node and `visible` unchanged."""
+    shared = [str(dev / n) for n in NVIDIA_SHARED if (dev / n).exists()]
+    every = sorted(str(p) for p in dev.glob("nvidia[0-9]*"))
+    if not visible:
+        return shared + every, {}
+    nodes, uuids = [], []
+    for entry in (e.strip() for e in visible.split(",") if e.strip()):
+        found = next((g for g in gpus if entry in (g[0], g[1]) or
+                      (entry.startswith("GPU-") and g[1].startswith(entry))), None)
+        minor = _minor(found[2], proc) if found else None
+        if minor is None or not (dev / f"nvidia{minor}").exists():
+            return shared + every, {}
+        nodes.append(str(dev / f"nvidia{minor}"))
+        uuids.append(found[1])
+    return shared + nodes, {"CUDA_VISIBLE_DEVICES": ",".join(uuids)}
+
+
+@functools.cache
+def _assigned_gpu(visible: str | None) -> tuple[tuple[str, ...], tuple]:
+    nodes, env = gpu_devices(visible, _smi_gpus() if visible else [])
+    return tuple(nodes), tuple(env.items())
+
+
 def command(argv: list[str], workdir: Path, device: str, env: dict,
             readable: list[Path] = ()) -> list[str] | None:
     """`argv` wrapped in bwrap, or None where no sandbox can be made (see `available`).
@@ -103,9 +161,11 @@ def command(argv: list[str], workdir: Path, device: str, env: dict,
         if folder.exists():
             args += ["--ro-bind", str(folder), str(folder)]
     args += ["--bind", str(workdir), str(workdir), "--dir", HOME]
-    if device == "gpu":
-        args += ["--dev-bind", "/dev", "/dev"]
-    else:
-        args += ["--dev", "/dev"]
+    args += ["--dev", "/dev"]
+    if device == "gpu":  # only the GPU (or GPUs) this worker was given
+        nodes, gpu_env = _assigned_gpu(os.environ.get("CUDA_VISIBLE_DEVICES"))
+        for node in nodes:
+            args += ["--dev-bind", node, node]
+        env = {**env, **dict(gpu_env)}
     args += ["--proc", "/proc", "--unshare-all", "--die-with-parent", "--chdir", str(workdir)]
     return args + _env(env) + ["--", *argv]

@@ -30,6 +30,17 @@ def header(path: Path) -> dict:
     return fields
 
 
+def expected(path: Path, device: str) -> dict:
+    """The header as it reads on `device`: `KEY-gpu:` (or `KEY-cpu:`) lines replace `KEY:`
+    lines there, and a device's own status drops the other device's reasons."""
+    fields = header(path)
+    own = {k[: -len(device) - 1]: v for k, v in fields.items() if k.endswith(f"-{device}")}
+    fields = {k: v for k, v in fields.items() if not k.endswith(("-gpu", "-cpu"))}
+    if "status" in own:
+        fields = {k: v for k, v in fields.items() if not k.startswith("reason")}
+    return {**fields, **own}
+
+
 def _marks(path: Path):
     want = header(path)
     marks = [pytest.mark.gpu] if want.get("device", ["any"])[0] == "gpu" else []
@@ -53,7 +64,7 @@ def _runnable(want: dict, device: str) -> None:
 @functools.cache
 def grade(path: Path, device: str, perf: bool):
     """Graded once per session: the verdict test and the parity test share it."""
-    want = header(path)
+    want = expected(path, device)
     lab = manifest.get(path.parent.name)
     timeout = float(want["timeout"][0]) if "timeout" in want else None
     exercises = want.get("exercise")  # a lab with several exercises: the one it answers
@@ -64,7 +75,7 @@ def grade(path: Path, device: str, perf: bool):
 
 @_params(FILES)
 def test_corpus_verdict(path, device):
-    want = header(path)
+    want = expected(path, device)
     _runnable(want, device)
     perf = "perf" in want
     result = grade(path, device, perf)
@@ -136,7 +147,7 @@ def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: 
 @pytest.mark.slow
 def test_notebook_check_decides_as_the_grader(path, device):
     """Correctness only: the notebook's bench is feedback, its grade is the grader's."""
-    want = header(path)
+    want = expected(path, device)
     _runnable(want, device)
     result = grade(path, device, "perf" in want)
     failure = next((v for v in result.checks if not v.ok), None)  # correctness only
@@ -147,3 +158,12 @@ def test_notebook_check_decides_as_the_grader(path, device):
     assert seen["status"] == graded, (f"{path.name}: notebook says {seen['status']} "
                                       f"({seen['reason']}), the grader {graded} "
                                       f"({result.reason})")
+
+
+def test_a_header_reads_per_device(tmp_path):
+    path = tmp_path / "control.py"
+    path.write_text("# impl: cuda\n# status: exception\n# reason: line 15\n# status-gpu: timeout\n"
+                    "# timeout-gpu: 20\n\n# %% nbgrader={}\n")
+    assert expected(path, "cpu") == {"impl": ["cuda"], "status": ["exception"],
+                                     "reason": ["line 15"]}
+    assert expected(path, "gpu") == {"impl": ["cuda"], "status": ["timeout"], "timeout": ["20"]}

@@ -122,3 +122,41 @@ def test_a_script_in_tmp_does_not_put_tmp_back(monkeypatch, tmp_path):
     pairs = list(zip(args, args[1:], args[2:]))
     assert ("--ro-bind", "/tmp", "/tmp") not in pairs, args
     assert any(a == "--tmpfs" and b == "/tmp" for a, b, _ in pairs), args
+
+
+# --- which GPU device nodes a worker gets -----------------------------------------------------
+
+GPUS = [("0", "GPU-aaaa-0000", "00000000:19:00.0"), ("1", "GPU-bbbb-1111", "00000000:3B:00.0")]
+
+
+@pytest.fixture
+def fake_host(tmp_path):
+    """A /dev with two GPUs (minors 0 and 1) and the driver's /proc entries for them."""
+    dev, proc = tmp_path / "dev", tmp_path / "gpus"
+    for name in ("nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools"):
+        (dev / name).parent.mkdir(parents=True, exist_ok=True)
+        (dev / name).touch()
+    for bus, minor in (("0000:19:00.0", 0), ("0000:3b:00.0", 1)):
+        (proc / bus).mkdir(parents=True)
+        (proc / bus / "information").write_text(f"Model: H200\nDevice Minor: {minor}\n")
+    return dev, proc
+
+
+def test_a_worker_sees_only_its_own_gpu(fake_host):
+    dev, proc = fake_host
+    nodes, env = sandbox.gpu_devices("1", GPUS, dev, proc)
+    assert str(dev / "nvidia1") in nodes and str(dev / "nvidia0") not in nodes
+    assert str(dev / "nvidiactl") in nodes and str(dev / "nvidia-uvm") in nodes
+    # inside, the one GPU left is device 0: it is named by UUID, never by its host index
+    assert env == {"CUDA_VISIBLE_DEVICES": "GPU-bbbb-1111"}
+    nodes, env = sandbox.gpu_devices("GPU-aaaa", GPUS, dev, proc)  # a UUID prefix
+    assert str(dev / "nvidia0") in nodes and str(dev / "nvidia1") not in nodes
+    assert env == {"CUDA_VISIBLE_DEVICES": "GPU-aaaa-0000"}
+
+
+def test_unassigned_or_unresolvable_gpus_keep_every_gpu_node(fake_host):
+    dev, proc = fake_host
+    every = {str(dev / "nvidia0"), str(dev / "nvidia1")}
+    for visible, gpus in ((None, GPUS), ("", GPUS), ("7", GPUS), ("MIG-1234", GPUS), ("1", [])):
+        nodes, env = sandbox.gpu_devices(visible, gpus, dev, proc)
+        assert every <= set(nodes) and env == {}, visible
