@@ -31,6 +31,15 @@ ALLOWED = {
     "is_nonzero", "_local_scalar_dense", "sym_size", "sym_stride", "sym_numel", "set_",
 }
 _TORCH_DIR = os.path.dirname(torch.__file__)
+
+
+def _op(func, args) -> str:
+    """The aten op's name; a copy from one element (`out[...] = 0.0`) is the fill it is."""
+    name = func.overloadpacket.__name__
+    if name == "copy_" and len(args) > 1 and isinstance(args[1], torch.Tensor) \
+            and args[1].numel() == 1:
+        return "fill_"
+    return name
 _GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -102,7 +111,7 @@ _KNOWN: set[int] = set()  # thread idents: present at watch time, or started thr
 class _Relay(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if _ACTIVE:
-            _ACTIVE[-1].note(func.overloadpacket.__name__, depth=1)
+            _ACTIVE[-1].note(_op(func, args), depth=1)
         return func(*args, **(kwargs or {}))
 
 
@@ -160,12 +169,16 @@ class Audit(TorchDispatchMode):
         self.foreign.append(f"torch.ops.aten.{name}{self._where()}")
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.note(func.overloadpacket.__name__, depth=1)
+        self.note(_op(func, args), depth=1)
         return func(*args, **(kwargs or {}))
 
-    # A numpy view of a tensor lets numpy compute on its memory where no dispatch mode sees it
-    # (CPU tensors): a launcher has no honest use for one (kernels take pointers).
-    _VIEWS = ("numpy", "__array__")
+    # Two ways to compute where no dispatch mode sees it: a numpy view of a tensor's memory
+    # (CPU tensors), and its values read into Python (then written back by an allowed fill).
+    # A launcher has no honest use for either: kernels take pointers. Printing a tensor reads
+    # its values too, from torch's own frames: a read torch itself makes is allowed.
+    _VIEWS = {"numpy": "numpy computing on a tensor", "__array__": "numpy computing on a tensor",
+              **dict.fromkeys(("tolist", "item", "__float__", "__int__", "__index__",
+                               "__complex__"), "its values read into Python")}
 
     def _threads(self) -> None:
         if _KNOWN:
@@ -179,8 +192,11 @@ class Audit(TorchDispatchMode):
 
         def watched(name, original):
             def view(tensor, *args, **kwargs):
-                if not _caller_is_trusted(audit.trusted, 1) and len(audit.foreign) < 20:
-                    audit.foreign.append(f"Tensor.{name}() (numpy computing on a tensor)"
+                by_torch = name not in ("numpy", "__array__") and \
+                    genuine(sys._getframe(1).f_code, (_TORCH_DIR,))
+                if not by_torch and not _caller_is_trusted(audit.trusted, 1) and \
+                        len(audit.foreign) < 20:
+                    audit.foreign.append(f"Tensor.{name}() ({audit._VIEWS[name]})"
                                          f"{audit._where()}")
                 return original(tensor, *args, **kwargs)
             return view
