@@ -103,6 +103,96 @@ def _patch_autotuner() -> None:
     Autotuner.do_bench = property(lambda self: _untimed)
 
 
+# --- libdevice under the interpreter --------------------------------------------------------
+# `triton.language.extra.libdevice` (tanh, erf, pow, ...) is compiled to CUDA's libdevice; the
+# interpreter has no implementation and its calls return None ("unsupported operand type(s)
+# for +: 'float' and 'NoneType'"). The same functions in numpy, in the argument's precision.
+_UNARY = {name: name for name in (
+    "tanh", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "sin", "cos", "tan", "arcsin",
+    "arccos", "arctan", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt",
+    "floor", "ceil", "trunc", "rint", "isnan", "isinf", "isfinite", "signbit")}
+_UNARY.update(asinh="arcsinh", acosh="arccosh", atanh="arctanh", asin="arcsin", acos="arccos",
+              atan="arctan", fabs="abs", abs="abs", nearbyint="rint", isfinited="isfinite")
+_BINARY = {"pow": "power", "atan2": "arctan2", "fmin": "fmin", "fmax": "fmax", "fmod": "fmod",
+           "hypot": "hypot", "copysign": "copysign"}
+
+
+def _libdevice_np(name: str):
+    import numpy as np
+
+    special = {"rsqrt": lambda a: 1 / np.sqrt(a), "exp10": lambda a: np.power(10, a),
+               "round": lambda a: np.trunc(a + np.copysign(np.asarray(0.5, a.dtype), a)),
+               "fma": lambda a, b, c: a * b + c}
+    if name in ("erf", "erfc"):
+        import math
+
+        one = np.vectorize(math.erf if name == "erf" else math.erfc)
+        return lambda a: one(a).astype(a.dtype)
+    if name in special:
+        return special[name]
+    return getattr(np, _UNARY.get(name) or _BINARY[name])
+
+
+def _libdevice_function(name: str):
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    op = _libdevice_np(name)
+
+    def call(*args, **_):
+        tensors = [a for a in args if isinstance(a, tl.core.tensor)]
+        for t in tensors:
+            if t.dtype not in (tl.float32, tl.float64):
+                raise TypeError(f"libdevice.{name} takes float32 or float64, got {t.dtype}: "
+                                "convert with .to(tl.float32) first (a GPU refuses it too)")
+        dtype = tensors[0].dtype if tensors else tl.float32
+        np_type = np.float64 if dtype == tl.float64 else np.float32
+        data = [a.handle.data if isinstance(a, tl.core.tensor) else np_type(a) for a in args]
+        out = np.asarray(op(*data))
+        if out.dtype == bool:  # isnan and the like answer in int32, as libdevice does
+            out, dtype = out.astype(np.int32), tl.int32
+        else:
+            out = out.astype(np_type)
+        shaped = tl.core.block_type(dtype, list(out.shape)) if out.shape else dtype
+        return tl.core.tensor(TensorHandle(out, dtype), shaped)
+    return call
+
+
+def _patch_libdevice() -> None:
+    """Every launch under the interpreter also gets numpy libdevice functions (restored with
+    the rest of its patches)."""
+    import importlib
+
+    try:
+        from triton.runtime import interpreter
+    except ImportError:
+        return
+    original = interpreter._patch_lang
+    if getattr(original, "tclab_libdevice", False) or \
+            not hasattr(interpreter, "_LangPatchScope"):
+        return  # already patched, or a Triton whose interpreter keeps no patch scope
+    modules = []
+    for name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError:
+            pass
+    names = [n for n in (*_UNARY, *_BINARY, "rsqrt", "exp10", "round", "fma", "erf", "erfc")]
+    functions = {n: _libdevice_function(n) for n in names}
+
+    def patch_lang(fn):
+        scope = original(fn)
+        for module in modules:
+            for name, function in functions.items():
+                if hasattr(module, name):
+                    scope.set_attr(module, name, function)
+        return scope
+
+    patch_lang.tclab_libdevice = True
+    interpreter._patch_lang = patch_lang
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
     triton imported earlier (see the module docstring) and for `@triton.autotune`."""
@@ -116,3 +206,4 @@ def ensure(device: str) -> None:
     if needs_repair():
         repair(_importer_globals())
     _patch_autotuner()
+    _patch_libdevice()
