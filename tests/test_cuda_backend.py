@@ -629,3 +629,20 @@ def test_every_kernel_compiles_with_nvcc(tmp_path):
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         failures = [f for f in pool.map(lambda p: _nvcc_compile(p, tmp_path), files) if f]
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("n", [1, 17, 256, 1000])
+def test_cooperative_groups_tiles_and_reduce(backend, n):
+    x = randn(n, backend=backend)
+    tiles, blocks = cdiv(n, 16), cdiv(n, 128)
+    tile_max = torch.full((tiles,), float("nan"), device=dev(backend))
+    tile_pos = torch.full((tiles,), -1, dtype=torch.int32, device=dev(backend))
+    block_sum = torch.full((blocks,), float("nan"), device=dev(backend))
+    kernel("coop_groups", "tile_stats", backend)(
+        ptr(x), ptr(tile_max), ptr(tile_pos), ptr(block_sum), np.int32(n),
+        block=(128, 1, 1), grid=(blocks, 1))
+    padded = torch.cat([x.cpu(), torch.full((tiles * 16 - n,), float("-inf"))]).view(tiles, 16)
+    assert torch.equal(tile_max.cpu(), padded.max(dim=1).values)
+    assert torch.equal(tile_pos.cpu(), (padded > 0).sum(dim=1).int())
+    want = torch.cat([x.cpu(), torch.zeros(blocks * 128 - n)]).view(blocks, 128).sum(dim=1)
+    torch.testing.assert_close(block_sum.cpu(), want, rtol=1e-5, atol=1e-5)

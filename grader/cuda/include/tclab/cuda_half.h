@@ -141,6 +141,19 @@ inline __half __low2half(__half2 h) { return h.x; }
 inline __half __high2half(__half2 h) { return h.y; }
 inline __half2 __hadd2(__half2 a, __half2 b) { return __half2{a.x + b.x, a.y + b.y}; }
 inline __half2 __hmul2(__half2 a, __half2 b) { return __half2{a.x * b.x, a.y * b.y}; }
+inline __half2 __hsub2(__half2 a, __half2 b) { return __half2{a.x - b.x, a.y - b.y}; }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return __half2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; }
+inline __half2 __hmax2(__half2 a, __half2 b) { return __half2{__hmax(a.x, b.x), __hmax(a.y, b.y)}; }
+inline __half2 __hmin2(__half2 a, __half2 b) { return __half2{__hmin(a.x, b.x), __hmin(a.y, b.y)}; }
+inline __half __habs(__half a) { return __half(fabsf(float(a))); }
+inline bool __hge(__half a, __half b) { return a >= b; }
+inline bool __hle(__half a, __half b) { return a <= b; }
+inline bool __hne(__half a, __half b) { return a != b; }
+inline int __hisinf(__half a) { float f = float(a); return isinf(f) ? (f > 0 ? 1 : -1) : 0; }
+inline __half hrcp(__half a) { return __half(1.0f / float(a)); }
+inline __half hlog(__half a) { return __half(logf(float(a))); }
+inline __half hrsqrt(__half a) { return __half(1.0f / sqrtf(float(a))); }
+inline __half htanh(__half a) { return __half(tanhf(float(a))); }
 
 inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
@@ -156,6 +169,11 @@ inline __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bflo
 inline __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(fminf(float(a), float(b))); }
 inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(b)}; }
 inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2(float(h.x), float(h.y)); }
+inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __nv_bfloat162{__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162{a, a}; }
+inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
+inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+inline __nv_bfloat16 __habs(__nv_bfloat16 a) { return __nv_bfloat16(fabsf(float(a))); }
 
 // 16-bit atomics that students reach for: CAS on the containing aligned 32-bit word.
 inline __half atomicAdd(__half* a, __half v) {
