@@ -193,9 +193,20 @@ def _patch_libdevice() -> None:
     interpreter._patch_lang = patch_lang
 
 
+def _patch_cuda_sync() -> None:
+    """`torch.cuda.synchronize()` after a launch (the tutorials' habit) has nothing to wait for
+    without a GPU, where every launch runs to its end: a no-op instead of torch's "Torch not
+    compiled with CUDA enabled"."""
+    import torch
+
+    if not torch.cuda.is_available():
+        torch.cuda.synchronize = lambda device=None: None
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
-    triton imported earlier (see the module docstring) and for `@triton.autotune`."""
+    triton imported earlier (see the module docstring), `@triton.autotune`, libdevice and
+    `torch.cuda.synchronize()`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
         return
@@ -207,3 +218,4 @@ def ensure(device: str) -> None:
         repair(_importer_globals())
     _patch_autotuner()
     _patch_libdevice()
+    _patch_cuda_sync()
