@@ -127,7 +127,9 @@ class Lab:
         self.log.close()
 
 
-@pytest.fixture(scope="module")
+# Session scope: under xdist a group's tests may interleave with other modules' on its
+# worker, and pytest tears a module fixture down whenever the next test is elsewhere.
+@pytest.fixture(scope="session")
 def browser(tmp_path_factory):
     """One JupyterLab server and one Chromium for every lab: (server, browser)."""
     chromium = _chromium()

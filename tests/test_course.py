@@ -44,7 +44,9 @@ def release_path(course: Path, lab_id: str) -> Path:
     return course / "release" / lab_id / f"{lab_id}.ipynb"
 
 
-@pytest.fixture(scope="module")
+# Session scope: under xdist a group's tests may interleave with other modules' on its
+# worker, and pytest tears a module fixture down whenever the next test is elsewhere.
+@pytest.fixture(scope="session")
 def course(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("course")
     assert cli.main(["course", "build", str(root)]) == 0
@@ -53,7 +55,7 @@ def course(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def graded(course: Path) -> Path:
     """Every fake student handed in and autograded; the gradebook holds the result."""
     for name, (lab_id, make, _) in students.STUDENTS.items():

@@ -209,7 +209,9 @@ def test_cli_refuses_with_exit_code_2_and_one_line(tmp_path):
     assert _tree(root) == {Path("labs"), Path("labs/lab42_other")}
 
 
-@pytest.fixture(scope="module")
+# Session scope: under xdist a group's tests may interleave with other modules' on its
+# worker, and pytest tears a module fixture down whenever the next test is elsewhere.
+@pytest.fixture(scope="session")
 def scaffolded(tmp_path_factory):
     """A project root holding only the scaffolded lab, written by `tclab new`, and released."""
     root = _root(tmp_path_factory.mktemp("scaffold"))
