@@ -11,7 +11,9 @@
 #        corpus  every control of tests/corpus not graded on speed, on the GPU, CORPUS_WORKERS
 #                (default 8) at a time (its verdict; the notebook/grader parity test is left
 #                to the CPU suite); CORPUS_K="..." narrows it with a pytest -k expression
-#        corpus-timed  the controls graded on speed, one at a time, nothing else on the GPU
+#        corpus-timed1, corpus-timed2  the controls graded on speed, one at a time, nothing
+#                else on the GPU; each half takes about 6 minutes on an H200
+#        Every control in two calls: "corpus corpus-timed1", then "corpus-timed2 labs".
 #        labs    every lab's solutions graded for correctness on the GPU (its own shapes: large
 #                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
@@ -23,7 +25,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs pytest course repro repro-open tune}
+steps=${*:-check corpus corpus-timed1 corpus-timed2 labs pytest course repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -56,7 +58,10 @@ has() { [[ " $steps " == *" $1 "* ]]; }
           -k "verdict and (${CORPUS_K:-verdict})")
   has corpus && run corpus 560 "${corpus[@]}" -m "(gpu or not gpu) and not timed" \
     -n "${CORPUS_WORKERS:-8}" --dist loadgroup
-  has corpus-timed && run corpus-timed 560 "${corpus[@]}" -m "(gpu or not gpu) and timed"
+  for half in 1 2; do
+    has corpus-timed$half && TCLAB_CORPUS_SHARD=$half/2 run corpus-timed$half 560 "${corpus[@]}" \
+      -m "(gpu or not gpu) and timed"
+  done
   has labs && run labs 560 python3 -m pytest -v -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}"
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
