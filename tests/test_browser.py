@@ -127,9 +127,7 @@ class Lab:
         self.log.close()
 
 
-# Session scope: under xdist a group's tests may interleave with other modules' on its
-# worker, and pytest tears a module fixture down whenever the next test is elsewhere.
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # not session: the course tests count leftover processes
 def browser(tmp_path_factory):
     """One JupyterLab server and one Chromium for every lab: (server, browser)."""
     chromium = _chromium()
