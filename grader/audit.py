@@ -458,7 +458,7 @@ def static_scan(sources: dict[str, str], forbidden_calls=()) -> list[str]:
 
 def _jit_lines(src: str) -> set[int]:
     """The lines of `@triton.jit` functions: device code, where `acc.sum(axis=0)` is Triton's
-    own reduction, not torch's."""
+    own tensor method, not torch's."""
     import ast
 
     try:
