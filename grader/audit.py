@@ -31,6 +31,7 @@ ALLOWED = {
     "is_nonzero", "_local_scalar_dense", "sym_size", "sym_stride", "sym_numel", "set_",
 }
 _TORCH_DIR = os.path.dirname(torch.__file__)
+_GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _op(func, args) -> str:
@@ -40,7 +41,6 @@ def _op(func, args) -> str:
             and args[1].numel() == 1:
         return "fill_"
     return name
-_GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _trusted_dirs() -> tuple[str, ...]:

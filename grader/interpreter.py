@@ -178,8 +178,8 @@ def _patch_libdevice() -> None:
             modules.append(importlib.import_module(name))
         except ImportError:
             pass
-    names = [n for n in (*_UNARY, *_BINARY, "rsqrt", "exp10", "round", "fma", "erf", "erfc")]
-    functions = {n: _libdevice_function(n) for n in names}
+    functions = {n: _libdevice_function(n)
+                 for n in (*_UNARY, *_BINARY, "rsqrt", "exp10", "round", "fma", "erf", "erfc")}
 
     def patch_lang(fn):
         scope = original(fn)

@@ -87,7 +87,6 @@ MEMORY_FAULTS = {
         " (an illegal memory access: an address outside every allocation)",
     "misaligned address": " (a misaligned memory access: a vector load or store needs an "
                           "address aligned to its size)",
-    "illegal address": " (an illegal memory access)",
 }
 
 
