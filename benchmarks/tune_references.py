@@ -5,8 +5,10 @@ target and the lab's own solution.
 
 1. Sweep. A module holding a reference's launch constants declares its candidates,
    `TUNE = {"BLOCK_SIZE": (1024, 2048), ...}`. Each constant's candidates are tried in turn,
-   the others held at the best so far, on every perf shape in every perf dtype (the total
-   time decides). A module several exercises share is swept once, on the first.
+   the others held at the best so far, on every perf shape in every perf dtype of every
+   exercise the module serves (lab03's five activations share one kernel). The sum of
+   seconds per byte decides: each case weighs by its share of the roof, not by its size (a
+   small shape counts as much as one four times larger).
    The winners are printed and used for the table; copy them into reference/ by hand.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
@@ -78,24 +80,26 @@ def constants(fn) -> dict:
     return fn.__globals__
 
 
-def sweep(b: Bench, ex, impl: str, fn, log) -> dict:
-    """Coordinate search over the module's TUNE; leaves the winners set and returns them."""
-    g = constants(fn)
-    cases = [(shape, dt) for shape in ex.shapes["perf"] for dt in ex.perf_dtypes]
+def sweep(b: Bench, members: list, log) -> dict:
+    """Coordinate search over the module's TUNE, on every (exercise, launcher) in `members`
+    (they share the module); leaves the winners set and returns them."""
+    g = constants(members[0][1])
+    cases = [(ex, fn, shape, dt) for ex, fn in members for shape in ex.shapes["perf"]
+             for dt in ex.perf_dtypes]
     for name, candidates in g["TUNE"].items():
-        timings = {}
+        cost = {}
         for value in candidates:
             g[name] = value
             try:
-                ms = [b.ms(ex, shape, dt, fn) for shape, dt in cases]
+                gbps = [b.gbps(ex, shape, dt, b.ms(ex, shape, dt, fn))
+                        for ex, fn, shape, dt in cases]
             except Exception as exc:  # an invalid launch (too many threads, resources)
                 log(f"    {name}={value}: {type(exc).__name__}: {str(exc)[:100]}")
                 continue
-            timings[value] = sum(ms)
-            gbps = [b.gbps(ex, shape, dt, t) for (shape, dt), t in zip(cases, ms)]
-            log(f"    {name}={value}: {timings[value]:.3f} ms over {len(cases)} case(s), "
-                f"GB/s {' '.join(f'{v:.0f}' for v in gbps)}")
-        g[name] = min(timings, key=timings.get)
+            cost[value] = sum(1 / v for v in gbps)
+            log(f"    {name}={value}: mean {len(gbps) / cost[value]:.0f} GB/s over "
+                f"{len(cases)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
+        g[name] = min(cost, key=cost.get)
     return {name: g[name] for name in g["TUNE"]}
 
 
@@ -116,20 +120,22 @@ def solution_launchers(lab, folder: Path) -> dict:
 
 def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
     out = {"tuned": {}, "rows": []}
-    swept: set[int] = set()
     solutions = solution_launchers(lab, folder)
     # Loaded once: the table times what the sweep left set (load() runs the file afresh).
     refs = {(ex.name, impl): reference.load(ex, impl) for ex in lab.exercises for impl in ex.impls}
+    modules: dict[int, list] = {}  # the exercises each module of constants serves
     for ex in lab.exercises:
         for impl in ex.impls:
-            fn = refs[ex.name, impl]
-            g = constants(fn)
-            if do_sweep and "TUNE" in g and id(g) not in swept:
-                swept.add(id(g))
-                log(f"  sweep {ex.key} {impl} ({g['__file__'].split('/')[-1]})")
-                chosen = sweep(b, ex, impl, fn, log)
-                out["tuned"][g["__file__"].split("reference/")[-1]] = chosen
-                log(f"  -> {chosen}")
+            g = constants(refs[ex.name, impl])
+            if "TUNE" in g:
+                modules.setdefault(id(g), []).append((ex, refs[ex.name, impl]))
+    for members in modules.values() if do_sweep else ():
+        file = constants(members[0][1])["__file__"]
+        log(f"  sweep {file.split('/')[-1]} on {', '.join(ex.name for ex, _ in members)}")
+        chosen = sweep(b, members, log)
+        out["tuned"][file.split("reference/")[-1]] = chosen
+        log(f"  -> {chosen}")
+    for ex in lab.exercises:
         for dtype in ex.perf_dtypes:
             for shape in ex.shapes["perf"]:
                 torch_ms = b.ms(ex, shape, dtype, bench.baseline_op(ex))

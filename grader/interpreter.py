@@ -203,10 +203,35 @@ def _patch_cuda_sync() -> None:
         torch.cuda.synchronize = lambda device=None: None
 
 
+def _patch_comparisons() -> None:
+    """A comparison's result is a mask (int1). Triton 3.9's interpreter labels it with its
+    operands' type, so a scalar comparison splat into a block turns into integers, and
+    `mask & (row < n_rows)` (several rows per program) fails its load with "mask has
+    unsupported dtype": a correct kernel refused, without a GPU only."""
+    try:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+    except ImportError:
+        return
+    for name in dir(InterpreterBuilder):
+        original = getattr(InterpreterBuilder, name)
+        if not name.startswith(("create_icmp", "create_fcmp")) or \
+                getattr(original, "tclab_mask", False):
+            continue
+
+        def compare(self, lhs, rhs, _original=original):
+            found = _original(self, lhs, rhs)
+            return TensorHandle(np.asarray(found.data, dtype=np.bool_), tl.int1)
+
+        compare.tclab_mask = True
+        setattr(InterpreterBuilder, name, compare)
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
-    triton imported earlier (see the module docstring), `@triton.autotune`, libdevice and
-    `torch.cuda.synchronize()`."""
+    triton imported earlier (see the module docstring), `@triton.autotune`, libdevice,
+    comparisons and `torch.cuda.synchronize()`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
         return
@@ -218,4 +243,5 @@ def ensure(device: str) -> None:
         repair(_importer_globals())
     _patch_autotuner()
     _patch_libdevice()
+    _patch_comparisons()
     _patch_cuda_sync()

@@ -8,12 +8,13 @@
 #
 # steps: check   tclab check on the labs' solutions (every dtype; GB/s, ratios, plots);
 #                LABS="lab01 lab07" limits it
-#        corpus  every control of tests/corpus not graded on speed, on the GPU, CORPUS_WORKERS
-#                (default 8) at a time (its verdict; the notebook/grader parity test is left
-#                to the CPU suite); CORPUS_K="..." narrows it with a pytest -k expression
-#        corpus-timed1, corpus-timed2  the controls graded on speed, one at a time, nothing
-#                else on the GPU; each half takes about 6 minutes on an H200
-#        Every control in two calls: "corpus corpus-timed1", then "corpus-timed2 labs".
+#        corpus  every control of tests/corpus, on the GPU, CORPUS_WORKERS (default 8) at a
+#                time: the verdicts of those not graded on speed, and the hidden cases and
+#                memcheck of those whose one flaw is speed (the notebook/grader parity test
+#                is left to the CPU suite); CORPUS_K="..." narrows it (pytest -k)
+#        corpus-timed  the controls graded on speed, one at a time, nothing else on the GPU
+#                (a slow control on its public cases only: the corpus step did the rest);
+#                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half of them
 #        labs    every lab's solutions graded for correctness on the GPU (its own shapes: large
 #                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
@@ -25,7 +26,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed1 corpus-timed2 labs pytest course repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs pytest course repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -55,13 +56,10 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has check && run check 560 python3 -m grader.cli check ${LABS:-} --submission solutions \
     --device gpu --results "$OUT/results.json" --plots "$OUT" -v
   corpus=(python3 -m pytest -v -rfE -p no:cacheprovider tests/test_corpus.py
-          -k "verdict and (${CORPUS_K:-verdict})")
+          -k "(verdict or slow_control) and (${CORPUS_K:-corpus})")
   has corpus && run corpus 560 "${corpus[@]}" -m "(gpu or not gpu) and not timed" \
     -n "${CORPUS_WORKERS:-8}" --dist loadgroup
-  for half in 1 2; do
-    has corpus-timed$half && TCLAB_CORPUS_SHARD=$half/2 run corpus-timed$half 560 "${corpus[@]}" \
-      -m "(gpu or not gpu) and timed"
-  done
+  has corpus-timed && run corpus-timed 560 "${corpus[@]}" -m "(gpu or not gpu) and timed"
   has labs && run labs 560 python3 -m pytest -v -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}"
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \

@@ -47,16 +47,23 @@ def expected(path: Path, device: str) -> dict:
     return {**fields, **own}
 
 
-def _marks(path: Path):
+def slow_only(want: dict) -> bool:
+    """A control whose one flaw is its speed: correct everywhere, failed by the perf bar."""
+    return "perf" in want and want["status"] == ["fail"] and \
+        "x the reference" in want.get("reason", [])
+
+
+def _marks(path: Path, timed: bool):
     want = header(path)
     marks = [pytest.mark.gpu] if want.get("device", ["any"])[0] == "gpu" else []
-    return marks + ([pytest.mark.timed] if "perf" in want else [])
+    return marks + ([pytest.mark.timed] if timed and "perf" in want else [])
 
 
-def _params(files):
+def _params(files, timed: bool = False):
+    """`timed`: the test times the control's kernel (on a GPU it runs alone)."""
     return pytest.mark.parametrize(
         # one xdist worker per control: its verdict and parity tests share one grading
-        "path", [pytest.param(p, marks=[*_marks(p), pytest.mark.xdist_group(p.stem)])
+        "path", [pytest.param(p, marks=[*_marks(p, timed), pytest.mark.xdist_group(p.stem)])
                  for p in files],
         ids=[f"{p.parent.name[6:]}-{p.stem}" for p in files])  # no lab id: `pytest -k lab01`
     # is the student's command for their own notebook
@@ -68,23 +75,25 @@ def _runnable(want: dict, device: str) -> None:
 
 
 @functools.cache
-def grade(path: Path, device: str, perf: bool):
-    """Graded once per session: the verdict test and the parity test share it."""
+def grade(path: Path, device: str, perf: bool, hidden: bool = True):
+    """Graded once per session: the tests that ask the same share it."""
     want = expected(path, device)
     lab = manifest.get(path.parent.name)
     timeout = float(want["timeout"][0]) if "timeout" in want else None
     exercises = want.get("exercise")  # a lab with several exercises: the one it answers
     (result,) = grading.grade_notebook(lab, path, device, impls=[want["impl"][0]], perf=perf,
-                                       timeout=timeout, exercises=exercises)
+                                       hidden=hidden, timeout=timeout, exercises=exercises)
     return result
 
 
-@_params(FILES)
+@_params(FILES, timed=True)
 def test_corpus_verdict(path, device):
     want = expected(path, device)
     _runnable(want, device)
     perf = "perf" in want
-    result = grade(path, device, perf)
+    # A control whose one flaw is speed is timed after its public cases only: its hidden
+    # cases and memcheck are test_slow_control_is_correct_everywhere's, run beside others.
+    result = grade(path, device, perf, hidden=not slow_only(want))
     if want["status"][0] == "pass":  # honest work: a positive control
         assert result.ok, f"{path.name}: refused: {result.status}: {result.reason}"
         return
@@ -96,6 +105,18 @@ def test_corpus_verdict(path, device):
     if "reason-any" in want:
         phrases = [p.strip() for p in want["reason-any"][0].split("|")]
         assert any(p in got.reason for p in phrases), f"{path.name}: {got.reason!r}"
+
+
+SLOW = [p for p in FILES if slow_only(header(p))]
+
+
+@_params(SLOW)
+def test_slow_control_is_correct_everywhere(path, device):
+    """What grading does before it times a slow control, apart from the timing: every hidden
+    case and (on a GPU) memcheck pass, so its verdict comes from the perf bar alone."""
+    result = grade(path, device, False)
+    assert result.correct and all(v.ok for v in result.checks), \
+        f"{path.name}: {result.first_failure.status}: {result.reason}"
 
 
 # The notebook path, as a kernel runs it: the lab's setup cell, then the submission's cells,
@@ -155,7 +176,7 @@ def test_notebook_check_decides_as_the_grader(path, device):
     """Correctness only: the notebook's bench is feedback, its grade is the grader's."""
     want = expected(path, device)
     _runnable(want, device)
-    result = grade(path, device, "perf" in want)
+    result = grade(path, device, "perf" in want and device != "gpu")  # CPU: as the verdict
     failure = next((v for v in result.checks if not v.ok), None)  # correctness only
     graded = failure.status if failure else "pass"
     # The notebook path's own start-up (imports, compiles) on top of the grader's limit; a

@@ -5,10 +5,13 @@ in is one of its candidates, so a sweep starts from what is graded against."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 
 import pytest
 
-from grader import paths
+from grader import manifest, paths
 
 FILES = sorted(p for p in paths.REFERENCE.glob("lab*/*.py") if "TUNE = " in p.read_text())
 
@@ -38,3 +41,50 @@ def test_tune_names_constants_and_holds_their_value(path):
         assert name in consts, f"{path.name}: TUNE names {name}, which the module never sets"
         assert consts[name] in candidates, (f"{path.name}: {name} = {consts[name]} is not among "
                                             f"its candidates {candidates}")
+
+
+# Each reference against the oracle without a GPU (Triton under the interpreter, CUDA C on the
+# CPU backend), on its exercise's three smallest public shapes of more than one element, every
+# dtype: a reference edited for speed must still be right, and on a GPU only its perf shapes
+# are checked. One process per lab, set up for the CPU as a grading worker is.
+REFERENCE_CHECK = r"""
+import sys
+from grader import interpreter
+interpreter.ensure("cpu")  # as a worker does
+import torch
+from grader import check, manifest, reference
+lab = manifest.get(sys.argv[1])
+wrong = []
+for ex in lab.exercises:
+    size = lambda s: sum(ex.numel(t, s) for t in ex.outputs)
+    shapes = sorted((s for s in ex.shapes["public"] if size(s) > 1), key=size)[:3]
+    for impl in ex.impls:
+        fn = reference.load(ex, impl)
+        for dtype in ex.dtypes:
+            atol, rtol = ex.tolerances[dtype]
+            for shape in shapes:
+                inputs = check.make_inputs(ex, shape, 7, dtype)
+                _, outs = check.alloc_outputs(ex, shape, dtype)
+                fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
+                expected = check.oracle(ex, inputs, shape)
+                for name, want in expected.items():
+                    got = outs[name].double()
+                    if not torch.allclose(got, want, atol=atol, rtol=rtol, equal_nan=True):
+                        bad = (~torch.isclose(got, want, atol=atol, rtol=rtol,
+                                              equal_nan=True)).sum().item()
+                        wrong.append(f"{ex.name} {impl} {dtype} [{ex.describe(shape)}]: "
+                                     f"{bad} of {got.numel()} elements of {name} differ")
+print("\n".join(wrong) or "every reference matches the oracle")
+sys.exit(1 if wrong else 0)
+"""
+
+LABS = sorted(manifest.registry())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lab_id", LABS, ids=[lab_id[6:] for lab_id in LABS])
+def test_reference_matches_the_oracle_on_the_cpu(lab_id):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{lab_id}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -13,14 +13,18 @@ import torch
 import triton
 import triton.language as tl
 
-# BLOCK_SIZE counts float32 elements; a program of a 16-bit dtype takes as many bytes, twice
-# the elements, so that each thread still moves 16 bytes per load (8 warps x 32 threads x 16 B
-# = 4 KiB per program). The sweep over these ops on an H200 kept lab01's 1024 x 8 warps.
-BLOCK_SIZE = 1024  # swept on an H200, see docs/perf.md
-NUM_WARPS = 8  # swept on an H200, see docs/perf.md
+# A program is NUM_WARPS x 32 threads, each moving BYTES_PER_THREAD of x (BLOCK_SIZE =
+# threads x BYTES_PER_THREAD / itemsize elements). 16-bit dtypes have constants of their own:
+# at the same bytes per thread they are twice the elements, twice the arithmetic per byte
+# (silu: an exponential and a division per element), and the sweep on an H200 found another
+# best (fp32's 8 warps x 16 B reached only 87-89% of the roof in float16).
+NUM_WARPS = 8  # float32; swept on an H200, see docs/perf.md
+BYTES_PER_THREAD = 16  # float32; swept on an H200, see docs/perf.md
+NUM_WARPS_16 = 8  # float16 and bfloat16; swept on an H200, see docs/perf.md
+BYTES_PER_THREAD_16 = 16  # float16 and bfloat16; swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
-TUNED_ITEMSIZE = 4  # bytes per element of the dtype BLOCK_SIZE was tuned in (float32)
+TUNE = {"NUM_WARPS": (4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64),
+        "NUM_WARPS_16": (2, 4, 8, 16), "BYTES_PER_THREAD_16": (16, 32, 64)}
 
 
 @triton.jit
@@ -56,9 +60,12 @@ def launch(op: str, x: torch.Tensor, out: torch.Tensor, a: float = 0.0, b: float
     assert x.shape == out.shape and x.dtype == out.dtype, \
         f"x {x.dtype} {tuple(x.shape)} vs out {out.dtype} {tuple(out.shape)}"
     n = out.numel()
-    block = BLOCK_SIZE * TUNED_ITEMSIZE // out.element_size()
+    size = out.element_size()
+    warps, nbytes = (NUM_WARPS, BYTES_PER_THREAD) if size == 4 else \
+        (NUM_WARPS_16, BYTES_PER_THREAD_16)
+    block = warps * 32 * nbytes // size
     grid = (triton.cdiv(n, block),)
-    activation_kernel[grid](x, out, n, a, b, OP=op, BLOCK_SIZE=block, num_warps=NUM_WARPS)
+    activation_kernel[grid](x, out, n, a, b, OP=op, BLOCK_SIZE=block, num_warps=warps)
 
 
 def relu_triton(x: torch.Tensor, out: torch.Tensor) -> None:

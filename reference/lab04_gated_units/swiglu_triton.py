@@ -10,11 +10,12 @@ import torch
 import triton
 import triton.language as tl
 
-# 2048 bfloat16 = 4 KiB of each tensor per program; 8 warps: 16 bytes per thread per tensor.
-BLOCK_SIZE = 2048  # swept on an H200, see docs/perf.md
+# A program is NUM_WARPS x 32 threads, each moving BYTES_PER_THREAD of each tensor:
+# BLOCK_SIZE = threads x BYTES_PER_THREAD / 2 bfloat16.
 NUM_WARPS = 8  # swept on an H200, see docs/perf.md
+BYTES_PER_THREAD = 16  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (4, 8, 16)}
+TUNE = {"NUM_WARPS": (2, 4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64)}
 
 
 @triton.jit
@@ -37,5 +38,6 @@ def swiglu_kernel(
 def swiglu_triton(gate: torch.Tensor, up: torch.Tensor, out: torch.Tensor) -> None:
     assert all(t.is_contiguous() for t in (gate, up, out)), "a flat kernel needs contiguous tensors"
     n = out.numel()
-    grid = (triton.cdiv(n, BLOCK_SIZE),)
-    swiglu_kernel[grid](gate, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=NUM_WARPS)
+    block = NUM_WARPS * 32 * BYTES_PER_THREAD // out.element_size()
+    grid = (triton.cdiv(n, block),)
+    swiglu_kernel[grid](gate, up, out, n, BLOCK_SIZE=block, num_warps=NUM_WARPS)
