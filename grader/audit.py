@@ -232,9 +232,22 @@ def _short(kernel: str) -> str:
     return kernel if len(kernel) <= 90 else kernel[:87] + "..."
 
 
+def _host_formatted(original):
+    """torch's tensor formatting, fed a host copy of a device tensor: formatting on the device
+    runs torch's own kernels (abs, min, max, to choose a number format), which the record
+    would count as the launcher's work; a copy to the host is allowed."""
+    def _str(self, *, tensor_contents=None):
+        if not getattr(self, "is_cuda", False):
+            return original(self, tensor_contents=tensor_contents)
+        text = original(self.detach().cpu(), tensor_contents=tensor_contents)
+        return text[:-1] + f", device='{self.device}')" if text.endswith(")") else text
+    return _str
+
+
 class DeviceKernels:
     """Every kernel and copy the GPU ran while open, from any thread and on any stream (CUPTI,
-    through torch's profiler): proof from outside the student's frames of what did the work."""
+    through torch's profiler): proof from outside the student's frames of what did the work.
+    A debug print of a device tensor is formatted from a host copy (_host_formatted)."""
 
     def __enter__(self):
         from torch.profiler import ProfilerActivity, profile
@@ -242,11 +255,14 @@ class DeviceKernels:
         torch.cuda.synchronize()
         self.names: list[str] = []
         self.stopped = False
+        self._format = torch._tensor_str._str
+        torch._tensor_str._str = _host_formatted(self._format)
         self._prof = profile(activities=[ProfilerActivity.CUDA])
         self._prof.__enter__()
         return self
 
     def __exit__(self, kind, value, tb):
+        torch._tensor_str._str = self._format
         try:
             torch.cuda.synchronize()  # work queued on any stream has run before the record ends
         finally:

@@ -22,7 +22,8 @@
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
-#                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it
+#                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it,
+#                TUNE_ARGS=--no-sweep times the constants checked in
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
@@ -73,7 +74,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     ${REPRO_ARGS:-lab01 lab07}
   has repro-open && TCLAB_SANDBOX=0 run repro-open 560 python3 benchmarks/reproducibility.py -n 20 \
     --out "$OUT/open" ${REPRO_ARGS:-lab01 lab07}
-  has tune && run tune 560 python3 benchmarks/tune_references.py ${TUNE_LABS:-} --json "$OUT/tune.json" \
+  has tune && run tune 560 python3 benchmarks/tune_references.py ${TUNE_LABS:-} ${TUNE_ARGS:-} --json "$OUT/tune.json" \
     --md "$OUT/tune.md"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi

@@ -67,3 +67,19 @@ def test_work_from_another_thread_and_stream_is_recorded(gpu):
         t.join()
     found = ran.foreign(set())
     assert found and "GPU kernel" in found[0], ran.names
+
+
+def test_a_debug_print_of_a_device_tensor_runs_nothing_on_the_device(gpu, capsys):
+    """torch formats a device tensor with kernels of its own (abs, min, max); inside the record
+    it is formatted from a host copy, so a leftover print is not torch computing."""
+    from grader import audit
+
+    torch = gpu
+    x = torch.randn(3000, device="cuda")
+    with audit.DeviceKernels() as ran:
+        print(f"debug: {x}")
+    assert ran.foreign(set()) == [], ran.names
+    assert "device='cuda:0'" in capsys.readouterr().out
+    with audit.DeviceKernels() as ran:
+        x.abs()  # the negative control: torch computing is still named
+    assert ran.foreign(set()), ran.names

@@ -77,6 +77,13 @@ def softmax_triton(x: torch.Tensor, out: torch.Tensor) -> None:
 # One block per row. Thread `t` owns columns `t, t + blockDim.x, t + 2 * blockDim.x, …` (up to
 # 16 of them): it reads them once into registers, and the block combines per-thread maxima,
 # then per-thread sums, with `block_reduce`. Start with `block_reduce`: the kernel needs it twice.
+#
+# Two costs that show at 2048 columns, where a row is only 8 KiB: a float division is a
+# sequence of about ten instructions (IEEE rounding), so divide once per thread, `1.0f / sum`,
+# and multiply each element by it; and `__expf` is the hardware's exponential (one `ex2`
+# instruction and a multiply, a few ulp), where `expf` adds range reduction for full accuracy
+# that softmax does not need: every argument `x - max` is at most 0. Measured on an H200 at
+# 4096 × 2048: 0.83× the reference with `v / s` and `expf`, 0.93× with both changes.
 
 # %% nbgrader={"grade": false, "grade_id": "softmax_cu", "locked": false, "schema_version": 3, "solution": true}
 SOFTMAX_CU = r"""
@@ -127,14 +134,14 @@ __global__ void softmax_kernel(const float *__restrict__ x,  // input, n_rows x 
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < COLS_PER_THREAD; ++k) {
-        v[k] = expf(v[k] - m);  // the padding adds exp(-inf) = 0
+        v[k] = __expf(v[k] - m);  // the padding adds exp(-inf) = 0
         s += v[k];
     }
-    s = block_reduce(s, false);
+    const float inv_s = 1.0f / block_reduce(s, false);  // one division per thread
 #pragma unroll
     for (int k = 0; k < COLS_PER_THREAD; ++k) {
         int c = threadIdx.x + k * blockDim.x;
-        if (c < n_cols) row_out[c] = v[k] / s;
+        if (c < n_cols) row_out[c] = v[k] * inv_s;
     }
     /// END SOLUTION
 }

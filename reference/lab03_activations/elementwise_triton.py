@@ -18,10 +18,10 @@ import triton.language as tl
 # at the same bytes per thread they are twice the elements, twice the arithmetic per byte
 # (silu: an exponential and a division per element), and the sweep on an H200 found another
 # best (fp32's 8 warps x 16 B reached only 87-89% of the roof in float16).
-NUM_WARPS = 8  # float32; swept on an H200, see docs/perf.md
+NUM_WARPS = 4  # float32; swept on an H200, see docs/perf.md
 BYTES_PER_THREAD = 16  # float32; swept on an H200, see docs/perf.md
-NUM_WARPS_16 = 8  # float16 and bfloat16; swept on an H200, see docs/perf.md
-BYTES_PER_THREAD_16 = 16  # float16 and bfloat16; swept on an H200, see docs/perf.md
+NUM_WARPS_16 = 4  # float16 and bfloat16; swept on an H200, see docs/perf.md
+BYTES_PER_THREAD_16 = 32  # float16 and bfloat16; swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"NUM_WARPS": (4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64),
         "NUM_WARPS_16": (2, 4, 8, 16), "BYTES_PER_THREAD_16": (16, 32, 64)}

@@ -15,8 +15,8 @@ import triton.language as tl
 # out: a tile of BLOCK_R rows x BLOCK_C columns. BLOCK_C is the largest power of two that
 # divides h, so no column of a tile is masked off (h = 5632 = 11 x 512: one 2048-column block
 # per row left a quarter of its last block idle, 81% of the roof on an H200).
-NUM_WARPS = 8  # swept on an H200, see docs/perf.md
-BYTES_PER_THREAD = 16  # swept on an H200, see docs/perf.md
+NUM_WARPS = 16  # swept on an H200, see docs/perf.md
+BYTES_PER_THREAD = 32  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"NUM_WARPS": (2, 4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64)}
 MIN_BLOCK_C = 64  # below this a tile is whole padded rows: h with few factors of two

@@ -12,7 +12,7 @@ import triton.language as tl
 
 # A program is NUM_WARPS x 32 threads, each moving BYTES_PER_THREAD of each tensor:
 # BLOCK_SIZE = threads x BYTES_PER_THREAD / 2 bfloat16.
-NUM_WARPS = 8  # swept on an H200, see docs/perf.md
+NUM_WARPS = 2  # swept on an H200, see docs/perf.md
 BYTES_PER_THREAD = 16  # swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"NUM_WARPS": (2, 4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64)}
