@@ -25,8 +25,12 @@ from pathlib import Path
 
 from grader import paths
 
+# The worker's environment is built from these names only, whatever its caller passes: the
+# grading user's own variables (cloud and API tokens, a course's settings) stay outside.
 ENV_KEEP_PREFIXES = ("TCLAB_", "TRITON_", "CUDA_", "PYTORCH_", "NVIDIA_", "LC_")
-ENV_KEEP = {"PATH", "LANG", "LD_LIBRARY_PATH", "PYTHONUNBUFFERED", "MPLBACKEND", "TERM"}
+ENV_KEEP = {"PATH", "LANG", "LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONUNBUFFERED",
+            "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "TERM", "CC", "CXX", "CPATH",
+            "LIBRARY_PATH", "CONDA_PREFIX"}  # compilers and their paths (a conda toolkit)
 ENV_DROP = {"TCLAB_SECRET_SEED", "TCLAB_ROOT"}
 HOME = "/tmp/home"  # inside the sandbox: an empty, writable, private home
 
@@ -63,16 +67,16 @@ def _under(path: Path, folders: list[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
 
-def _env(extra: dict) -> list[str]:
-    env = {k: v for k, v in os.environ.items()
-           if (k in ENV_KEEP or k.startswith(ENV_KEEP_PREFIXES)) and k not in ENV_DROP}
-    env.update(extra)
-    env.update(HOME=HOME, TMPDIR="/tmp", PYTHONUNBUFFERED="1",
-               TCLAB_CACHE=f"{HOME}/.cache/tclab")
+def _env(env: dict) -> list[str]:
+    """bwrap's arguments for an environment from scratch: the kept names of `env`, then the
+    sandbox's own home, temporary folder and cache."""
+    kept = {k: v for k, v in env.items()
+            if (k in ENV_KEEP or k.startswith(ENV_KEEP_PREFIXES)) and k not in ENV_DROP}
+    kept.update(HOME=HOME, TMPDIR="/tmp", PYTHONUNBUFFERED="1",
+                TCLAB_CACHE=f"{HOME}/.cache/tclab")
     args = ["--clearenv"]
-    for k, v in sorted(env.items()):
-        if k not in ENV_DROP:
-            args += ["--setenv", k, v]
+    for k, v in sorted(kept.items()):
+        args += ["--setenv", k, v]
     return args
 
 

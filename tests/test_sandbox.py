@@ -1,6 +1,6 @@
 """Student code runs where nothing is worth stealing: a submission that tries to read the
 reference kernels, the labs' solutions, a course's secret seed and gradebook, the grading
-user's home, or to reach the network, finds nothing, and is graded as the honest kernel it
+user's home or environment variables, or to reach the network, finds nothing, and is graded as the honest kernel it
 also is. The same submission without the sandbox finds all of it (the negative control that
 shows the probe works)."""
 
@@ -39,6 +39,8 @@ def look():
         found.append("the network")
     except OSError:
         pass
+    if os.environ.get("GITHUB_TOKEN") == {token!r}:
+        found.append("the grading user's environment")
     return found
 
 
@@ -74,13 +76,15 @@ def probe(tmp_path, monkeypatch):
     monkeypatch.chdir(course)
     home_file = Path.home() / f".tclab-probe-{secrets.token_hex(4)}"
     home_file.write_text("private\n")
+    token = secrets.token_hex(8)
+    monkeypatch.setenv("GITHUB_TOKEN", token)  # the instructor's own: never the student's
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
     targets = [str(next(paths.REFERENCE.glob("lab01_vector_add/*.cu"))),
                str(LAB.source), str(course / ".tclab" / "secret_seed"),
                str(course / "gradebook.db"), str(home_file)]
-    source = PROBE.format(targets=targets, port=server.getsockname()[1])
+    source = PROBE.format(targets=targets, port=server.getsockname()[1], token=token)
     yield {EX.impls["triton"].cells[0]: source}
     home_file.unlink()
     server.close()
@@ -107,7 +111,8 @@ def test_without_the_sandbox_the_probe_finds_everything(probe, device, monkeypat
         sandbox.available.cache_clear()
     assert result.status == "exception" and "LEAK" in result.reason, result.reason
     for what in ("vector_add.cu", "lab01_vector_add.py", "secret_seed", "gradebook.db",
-                 ".tclab-probe-", "the network", "/cwd/.tclab/secret_seed"):
+                 ".tclab-probe-", "the network", "/cwd/.tclab/secret_seed",
+                 "the grading user's environment"):
         assert what in result.reason, f"{what} not found without the sandbox: {result.reason}"
     assert result.unsandboxed == "TCLAB_SANDBOX=0"
 
