@@ -1,8 +1,8 @@
 """Student code runs where nothing is worth stealing: a submission that tries to read the
 reference kernels, the labs' solutions, a course's secret seed and gradebook, the grading
-user's home or environment variables, or to reach the network, finds nothing, and is graded as the honest kernel it
-also is. The same submission without the sandbox finds all of it (the negative control that
-shows the probe works)."""
+user's home or environment variables, or to reach the network, finds nothing, and is graded
+as the honest kernel it also is. The same submission without the sandbox finds all of it (the
+negative control that shows the probe works)."""
 
 from __future__ import annotations
 
