@@ -251,8 +251,22 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
             f"(atol={atol:g}, rtol={rtol:g}); first {len(rows)}:\n    " + "\n    ".join(rows))
 
 
-def race(where: str, schedule: str, right_in_order: bool) -> str:
-    """The message for a result that changes with the order of a block's threads."""
+def same_result(ex: Exercise, case: Case, a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two runs' outputs (guarded buffers) agree within the dtype's tolerance, unwritten
+    elements included; the guards are compare()'s business."""
+    x, y = (t.detach().to("cpu")[GUARD : t.numel() - GUARD].to(torch.float64) for t in (a, b))
+    atol, rtol = ex.tolerances.get(case.dtype, (0.0, 0.0))
+    close = ((x - y).abs() <= atol + rtol * y.abs()) | (x == y) | (torch.isnan(x) & torch.isnan(y))
+    return bool(close.all())
+
+
+def race(where: str, schedule: str, right_in_order: bool | None) -> str:
+    """The message for a result that changes with the order of a block's threads; `None`:
+    wrong in both orders, and differently (threads that all read each other's writes)."""
+    if right_in_order is None:
+        return (f"{where}: the result depends on thread order: wrong with each block's "
+                f"threads in order and wrong differently with them in {schedule} order at "
+                "every barrier. A missing __syncthreads()?")
     right, wrong = ("in order", f"in {schedule}") if right_in_order else \
         (f"in {schedule} order", "in")
     return (f"{where}: the result depends on thread order: right with each block's threads "

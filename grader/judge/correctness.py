@@ -209,6 +209,10 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
                                    for name, want in p.expected.items())), None)
         if (problem is None) != (other is None):
             status, problem = "race", check.race(where, schedule, problem is None)
+        elif problem and other and not all(  # wrong both ways, and not the same way
+                check.same_result(ex, case, outputs[name], result.outputs[name])
+                for name in p.expected):
+            status, problem = "race", check.race(where, schedule, None)
     if problem and "never written" in problem:
         if msg.c_stub:
             status, problem = "not_implemented", (
