@@ -221,9 +221,11 @@ def transpose_triton(x: torch.Tensor, out: torch.Tensor) -> None:
 # Each phase checks its own element: phase 1 that `x`'s row is below `n_rows` and its column
 # below `n_cols`; phase 2 that `out`'s row is below `n_cols` and its column below `n_rows`. A
 # thread may fail the first test and pass the second, which is why an early `return` loses
-# elements of `out` ("still hold the fill value" on 3 × 7). Without a GPU, every launch also
-# runs with each block's threads in another order; "the result depends on thread order" means
-# a value went through shared memory without a barrier between its write and its read.
+# elements of `out` ("still hold the fill value" on 3 × 7). Without a GPU, shared memory
+# starts every block filled with NaN, and each launch runs again with the block's threads in
+# another order: elements that "still hold the fill value" although your bounds are right, or
+# "the result depends on thread order", mean the tile was read before it was full — no
+# barrier between the loads into it and the reads from it.
 # </details>
 #
 # <details><summary>Hint 3 — 64 bits, and the launcher</summary>
