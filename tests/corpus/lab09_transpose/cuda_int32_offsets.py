@@ -3,8 +3,8 @@
 # status: exception
 # reason: [n_rows=16, n_cols=1000, x rows padded by 143165000]
 # reason-any: illegal memory access | illegal address
-# (The notebook's tile with its offsets kept in an int. Right on every CPU shape and on the
-#  GPU's smaller ones; on the view whose rows are 143166000 elements apart, row 15's offset
+# (The notebook's tile with its offsets kept in an int. Right on every CPU shape; on the GPU
+#  suite's first case, the view whose rows are 143166000 elements apart, row 15's offset
 #  2147490000 + col does not fit: it is computed in unsigned arithmetic (blockIdx and
 #  threadIdx are unsigned, as students' index expressions usually are) and narrowed to int,
 #  a negative index 8 GiB before x, where nothing is mapped. (With int factors the overflow

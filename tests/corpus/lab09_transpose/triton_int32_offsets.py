@@ -3,11 +3,11 @@
 # status: exception
 # reason: [n_rows=16, n_cols=1000, x rows padded by 143165000]
 # reason-any: illegal memory access | illegal address
-# (Right on every CPU shape and on the GPU's smaller ones: the program ids stay 32-bit, and so
+# (Right on every CPU shape (the hidden ones too): the program ids stay 32-bit, and so
 #  does offs_m * stride_xm. On the view whose rows are 143166000 elements apart, row 15's
 #  offset 2147490000 wraps around to a negative one, 8 GiB before x, where nothing is mapped,
-#  and the load faults. The CPU interpreter segfaults on that view instead of raising, so
-#  this runs on a GPU only.)
+#  and the load faults. That view is in the GPU suite only (its storage is 9 GB): a GPU-only
+#  control.)
 
 # %% nbgrader={"grade_id": "transpose_triton", "solution": true}
 @triton.jit
