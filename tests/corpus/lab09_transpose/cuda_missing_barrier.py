@@ -1,18 +1,17 @@
 # impl: cuda
 # device: cpu
-# status: fail
+# status: race
 # reason: [n_rows=3, n_cols=7]
-# reason: still hold the fill value
+# reason: wrong differently
+# reason: A missing __syncthreads()?
 # (the solution's tile with the barrier between the two phases left out: a thread reads
 #  tile[threadIdx.x][...], loaded by threads of other warps that may not have run yet. The CPU
 #  backend starts each block's shared memory as NaN and runs each block's threads one after
 #  another: in the forward order 3 of the 21 elements of 3 x 7 come out NaN, in the reverse
-#  order 15 are wrong. Its run_twice_and_compare reports the race, but the judge names one
-#  ("the result depends on thread order") only when one of the two orders is right, and a
-#  transpose's tile is exchanged among all the block's warps, so both are wrong: the verdict
-#  is the first order's wrong elements. On a GPU the outcome depends on when each warp's
-#  loads happen to land, wrong in one run and perhaps right in the next, so no one verdict
-#  can be named there: a CPU-only control)
+#  order 15 are wrong. Neither order is right, as a transpose's tile is exchanged among all
+#  the block's warps, but the two are wrong differently: a race. On a GPU the outcome depends
+#  on when each warp's loads happen to land, wrong in one run and perhaps right in the next,
+#  so no one verdict can be named there: a CPU-only control)
 
 # %% nbgrader={"grade_id": "transpose_cu", "solution": true}
 TRANSPOSE_CU = r"""
