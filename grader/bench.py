@@ -44,7 +44,7 @@ class Timer:
         self.spin = torch.cuda._sleep
 
     def flush(self) -> None:
-        self.read(self.flush_buf)  # a reduction: reads every line, writes one byte
+        self.read(self.flush_buf)  # a max over it: reads every line, writes one byte
 
     def time(self, fn, *args) -> float:
         """Milliseconds of fn(*args) on the current stream, L2 cold.

@@ -206,7 +206,7 @@ def _patch_cuda_sync() -> None:
 def _patch_comparisons() -> None:
     """A comparison's result is a mask (int1). Triton 3.9's interpreter labels it with its
     operands' type, so a scalar comparison splat into a block turns into integers, and
-    `mask & (row < n_rows)` (several rows per program) fails its load with "mask has
+    `mask & (row < rows)` (several rows per program) fails its load with "mask has
     unsupported dtype": a correct kernel refused, without a GPU only."""
     try:
         import numpy as np
