@@ -228,10 +228,36 @@ def _patch_comparisons() -> None:
         setattr(InterpreterBuilder, name, compare)
 
 
+def _patch_bf16_rounding() -> None:
+    """float32 -> bfloat16 rounds to nearest even, as a GPU's cvt.rn.bf16.f32 (and torch) do.
+    Triton 3.9's interpreter truncates the mantissa instead (1.9577 stores as 1.9531, torch
+    gives 1.9609): a correct kernel was a ulp off on a CPU only."""
+    try:
+        import numpy as np
+        import torch
+        import triton.language as tl
+        from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+    except ImportError:
+        return
+    original = InterpreterBuilder.cast_impl
+    if getattr(original, "tclab_rne", False):
+        return
+
+    def cast_impl(self, src, dst_type):
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+            rounded = torch.from_numpy(np.ascontiguousarray(src.data, dtype=np.float32))
+            bits = rounded.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+            return TensorHandle(bits.reshape(np.shape(src.data)), dst_type.scalar)
+        return original(self, src, dst_type)
+
+    cast_impl.tclab_rne = True
+    InterpreterBuilder.cast_impl = cast_impl
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
     triton imported earlier (see the module docstring), `@triton.autotune`, libdevice,
-    comparisons and `torch.cuda.synchronize()`."""
+    comparisons, rounding to bfloat16 and `torch.cuda.synchronize()`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
         return
@@ -244,4 +270,5 @@ def ensure(device: str) -> None:
     _patch_autotuner()
     _patch_libdevice()
     _patch_comparisons()
+    _patch_bf16_rounding()
     _patch_cuda_sync()

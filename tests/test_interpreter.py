@@ -51,6 +51,18 @@ def two_rows(x_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
 rows = torch.zeros(3, 5)
 two_rows[(2,)](rows, 3, 5, BLOCK=8)
 print("rows", int(rows.sum()))
+
+@triton.jit
+def to_bf16(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(out_ptr + offs, x.to(tl.bfloat16), mask=offs < n)
+
+xf = torch.randn(1000, generator=torch.Generator().manual_seed(1)) * 3
+xf[:4] = torch.tensor([1.9577, float("nan"), float("inf"), -0.0])
+ob = torch.empty(1000, dtype=torch.bfloat16)
+to_bf16[(1,)](xf, ob, 1000, BLOCK=1024)
+print("bf16 off", int((ob.view(torch.int16) != xf.to(torch.bfloat16).view(torch.int16)).sum()))
 """
 
 
@@ -64,3 +76,4 @@ def test_libdevice_runs_under_the_interpreter():
     assert "bf16 refused" in proc.stdout and "convert with .to(tl.float32)" in proc.stdout, \
         proc.stdout
     assert "rows 15" in proc.stdout, proc.stdout  # every element of 3 x 5 once, none past
+    assert "bf16 off 0" in proc.stdout, proc.stdout  # rounded to nearest even, as torch and a GPU
