@@ -233,9 +233,7 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
                      "arrive filled with NaN.")
         return f"{where}: never written: every element still holds the fill value. {call}"
     atol, rtol = ex.tolerances.get(case.dtype, (0.0, 0.0))
-    close = (got - expected).abs() <= atol + rtol * expected.abs()
-    close |= (got == expected)  # infinities and exact integers
-    close |= torch.isnan(expected) & torch.isnan(got)  # NaN where the oracle has NaN
+    close = _close(got, expected, atol, rtol)
     if bool(close.all()):
         return None
     bad = (~close).flatten().nonzero().flatten()
@@ -251,13 +249,20 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
             f"(atol={atol:g}, rtol={rtol:g}); first {len(rows)}:\n    " + "\n    ".join(rows))
 
 
+def _close(got: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> torch.Tensor:
+    """Element-wise: within tolerance, equal (infinities, exact integers), or NaN where the
+    expected value is NaN."""
+    close = (got - expected).abs() <= atol + rtol * expected.abs()
+    close |= (got == expected)
+    close |= torch.isnan(expected) & torch.isnan(got)
+    return close
+
+
 def same_result(ex: Exercise, case: Case, a: torch.Tensor, b: torch.Tensor) -> bool:
     """Whether two runs' outputs (guarded buffers) agree within the dtype's tolerance, unwritten
     elements included; the guards are compare()'s business."""
     x, y = (t.detach().to("cpu")[GUARD : t.numel() - GUARD].to(torch.float64) for t in (a, b))
-    atol, rtol = ex.tolerances.get(case.dtype, (0.0, 0.0))
-    close = ((x - y).abs() <= atol + rtol * y.abs()) | (x == y) | (torch.isnan(x) & torch.isnan(y))
-    return bool(close.all())
+    return bool(_close(x, y, *ex.tolerances.get(case.dtype, (0.0, 0.0))).all())
 
 
 def race(where: str, schedule: str, right_in_order: bool | None) -> str:
