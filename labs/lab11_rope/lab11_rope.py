@@ -88,7 +88,9 @@
 #
 # **How you are graded**: correctness on many shapes you do not see (one pair, tails, head
 # dims that are not multiples of 8, padded heads, grouped and ungrouped head counts), fresh
-# random inputs and tables, compared with a float64 computation within one bfloat16 ulp; on a
+# random inputs and tables (random numbers in [-1, 1), not the cosines and sines of real
+# angles: use each table as given), compared with a float64 computation within one bfloat16
+# ulp; on a
 # GPU, the bandwidth of each kernel against a reference kernel. Without a GPU, Triton runs in
 # its interpreter and CUDA C on the CPU: correctness only.
 
