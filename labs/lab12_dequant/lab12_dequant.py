@@ -390,11 +390,12 @@ def dequant_int4_kernel(
 
 
 def dequant_int4_triton(packed: torch.Tensor, scale: torch.Tensor, out: torch.Tensor) -> None:
-    """out[r, c] = (nibble c of packed row r - 8) * scale[r, c // 128]; out bfloat16 [rows, cols]."""
+    """out[r, c] = (nibble c of packed row r - 8) * scale[r, c // 128], bfloat16 [rows, cols]."""
     ### BEGIN SOLUTION
     GROUP_SIZE = 128
     rows, cols = out.shape
-    assert cols % GROUP_SIZE == 0, f"cols = {cols} is not a multiple of the group size {GROUP_SIZE}"
+    assert cols % GROUP_SIZE == 0, \
+        f"cols = {cols} is not a multiple of the group size {GROUP_SIZE}"
     assert packed.shape == (rows, cols // 2) and scale.shape == (rows, cols // GROUP_SIZE), \
         f"packed {tuple(packed.shape)}, scale {tuple(scale.shape)}, out {tuple(out.shape)}"
     assert packed.stride(1) == 1 and scale.stride(1) == 1 and out.is_contiguous(), \
@@ -502,7 +503,7 @@ dequant_int4_kernel_cu = SourceModule(DEQUANT_INT4_CU, no_extern_c=True).get_fun
 
 
 def dequant_int4_cuda(packed: torch.Tensor, scale: torch.Tensor, out: torch.Tensor) -> None:
-    """out[r, c] = (nibble c of packed row r - 8) * scale[r, c // 128] with dequant_int4_kernel_cu.
+    """out[r, c] = (nibble c of packed row r - 8) * scale[r, c // 128], dequant_int4_kernel_cu.
 
     Kernel arguments: packed, scale and out as np.uintp(t.data_ptr()); rows, cols,
     packed.stride(0) and scale.stride(0) as np.int32; then block=(threads, 1, 1) and
@@ -511,7 +512,8 @@ def dequant_int4_cuda(packed: torch.Tensor, scale: torch.Tensor, out: torch.Tens
     ### BEGIN SOLUTION
     GROUP_SIZE = 128
     rows, cols = out.shape
-    assert cols % GROUP_SIZE == 0, f"cols = {cols} is not a multiple of the group size {GROUP_SIZE}"
+    assert cols % GROUP_SIZE == 0, \
+        f"cols = {cols} is not a multiple of the group size {GROUP_SIZE}"
     assert packed.shape == (rows, cols // 2) and scale.shape == (rows, cols // GROUP_SIZE), \
         f"packed {tuple(packed.shape)}, scale {tuple(scale.shape)}, out {tuple(out.shape)}"
     assert packed.stride(1) == 1 and scale.stride(1) == 1 and out.is_contiguous(), \

@@ -8,7 +8,7 @@ per 128 weights), write out once (2 bytes a weight): rows * cols / 2 + 2 * rows 
 Flat over groups: group g (128 weights, 64 packed bytes, one scale) is row g // groups_per_row,
 group g % groups_per_row of that row, and its output is out[128 g : 128 (g + 1)] (out is
 contiguous and cols a multiple of 128). A program takes BLOCK_GROUPS groups as a
-[BLOCK_GROUPS, 64] tile of bytes: rows of 64 contiguous bytes load as 16-byte vectors (the
+[BLOCK_GROUPS, 64] tile of bytes: rows of 64 contiguous bytes can load as 16-byte vectors (the
 packed row stride is a multiple of 16, which Triton specialises on); the low and high nibbles
 are interleaved into [BLOCK_GROUPS, 128] and stored contiguously. Only whole groups exist, so
 the mask is per group.
