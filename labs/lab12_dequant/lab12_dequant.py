@@ -56,7 +56,10 @@
 # **How you are graded**: correctness on many shapes you do not see (one weight, odd widths,
 # padded rows, many groups per row), fresh random weights every time; on a GPU, the
 # bandwidth of each kernel against a reference kernel. Without a GPU, Triton runs in its
-# interpreter and CUDA C on the CPU: correctness only.
+# interpreter and CUDA C on the CPU: correctness only. Messages name the sizes as
+# `torch.nn.Linear` names its weight: `out_features` (the rows) and `in_features` (the
+# columns); int4 cases also show `in_bytes` (`cols / 2`, a packed row) and `groups`
+# (`cols / 128`).
 #
 # **Precision.** `integer × scale` is exact in float32 (an int8 has 8 significant bits, a
 # bfloat16 scale 8; the product at most 16 of float32's 24), so a correct kernel rounds once,

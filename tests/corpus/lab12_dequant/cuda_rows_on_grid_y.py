@@ -3,7 +3,7 @@
 # device: gpu
 # status: exception
 # reason: invalid configuration argument: grid dimension y
-# reason: [rows=70001, cols=24, bfloat16]
+# reason: [out_features=70001, in_features=24, bfloat16]
 # (Rows on the grid's y, column blocks on x: right on every CPU shape, refused by CUDA at the
 # gpu suite's 70001 rows; a grid's y and z stop at 65535, its x at 2^31 - 1.)
 

@@ -2,7 +2,7 @@
 # exercise: dequant_int4
 # status: fail
 # reason: elements differ
-# reason: cols=1024, packed rows padded by 16, scale rows padded by 3, bfloat16]
+# reason: in_features=1024, packed rows padded by 16, scale rows padded by 3, bfloat16]
 # (packed and scale taken as contiguous: row r of packed at r * cols / 2 bytes and of scale at
 # r * cols / 128. Right for fresh tensors, wrong for views with padded rows, whose stride(0)
 # is larger: from row 1 on, the bytes and scales of the wrong places.)

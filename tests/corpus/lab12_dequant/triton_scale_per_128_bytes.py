@@ -2,7 +2,7 @@
 # exercise: dequant_int4
 # status: fail
 # reason: elements differ
-# reason: [rows=3, packed_cols=128, groups=2, cols=256, bfloat16]
+# reason: [out_features=3, in_bytes=128, groups=2, in_features=256, bfloat16]
 # (The scale's group counted in packed bytes: byte j of a row takes scale j // 128, so a
 # scale covers 256 weights instead of 128. Right while a row has a single group (the first
 # shape, 128 columns); from the second group of a row on, the wrong scale: the 256-column

@@ -2,7 +2,7 @@
 # exercise: dequant_int8
 # status: fail
 # reason: elements differ
-# reason: [rows=3, cols=7, bfloat16]
+# reason: [out_features=3, in_features=7, bfloat16]
 # (One scale per column instead of per row: scale[c] instead of scale[r]. Right for the
 # single weight of the first shape; wrong on the next, where row 1 takes scale[0] for its
 # first column (and columns past the last row read beyond the scales).)
