@@ -26,7 +26,7 @@ from pathlib import Path
 from grader import paths
 
 # The worker's environment is built from these names only, whatever its caller passes: the
-# grading user's own variables (cloud and API tokens, a course's settings) stay outside.
+# grading user's own variables (cloud and API credentials, a course's settings) stay outside.
 ENV_KEEP_PREFIXES = ("TCLAB_", "TRITON_", "CUDA_", "PYTORCH_", "NVIDIA_", "LC_")
 ENV_KEEP = {"PATH", "LANG", "LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONUNBUFFERED",
             "PYTHONDONTWRITEBYTECODE", "MPLBACKEND", "TERM", "CC", "CXX", "CPATH",

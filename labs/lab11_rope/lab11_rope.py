@@ -207,7 +207,8 @@ def rope_triton(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torc
 # ### CUDA C
 #
 # One block per token (`blockIdx.x`: tokens can pass 65535). Its threads share the token's
-# work: one **item** per thread at a time, `blockDim.x` apart. When every head row is 16-byte
+# work: one **item** per thread at a time, `blockDim.x` apart; a block with a thread for each
+# of the token's items does them in one pass. When every head row is 16-byte
 # aligned (`half_dim`, both strides multiples of 8, aligned pointers: the launcher checks and
 # passes `aligned`), an item is one 16-byte chunk of `x1` — 8 bfloat16, one `uint4` — with
 # the matching chunk of `x2` (same offset plus `half_dim`) and the 8 table entries for them
@@ -329,6 +330,10 @@ def rope_cuda(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.
     # uint4 / float4 accesses: every head row of x and out, every table row 16-byte aligned.
     aligned = (half_dim % 8 == 0 and x.stride(0) % 8 == 0 and x.stride(1) % 8 == 0
                and all(t.data_ptr() % 16 == 0 for t in (x, cos, sin, out)))
+    # One item per thread: a 16-byte chunk of x1 (or one pair when not aligned) of one head.
+    # A block as large as the token's items, in whole warps, does them in one pass.
+    items = heads * (half_dim // 8 if aligned else half_dim)
+    threads = min(1024, max(32, -(-items // 32) * 32))
     rope_kernel_cu(
         np.uintp(x.data_ptr()),
         np.uintp(cos.data_ptr()),
@@ -339,7 +344,7 @@ def rope_cuda(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.
         np.int32(x.stride(0)),
         np.int32(x.stride(1)),
         np.int32(aligned),
-        block=(128, 1, 1),
+        block=(threads, 1, 1),
         grid=(tokens, 1),
     )
     ### END SOLUTION
@@ -369,8 +374,9 @@ def rope_cuda(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torch.
 #
 # `aligned = half_dim % 8 == 0 and x.stride(0) % 8 == 0 and x.stride(1) % 8 == 0` and every
 # `data_ptr()` a multiple of 16; pass it as `np.int32(aligned)`, with the strides from
-# `x.stride()`. `block=(128, 1, 1)`, `grid=(tokens, 1)`: tokens on x, whose limit is
-# 2^31 − 1.
+# `x.stride()`. `block=(threads, 1, 1)` with a thread per item (`heads * half_dim / 8`
+# chunks when aligned), rounded up to whole warps and at most 1024; `grid=(tokens, 1)`: tokens
+# on x, whose limit is 2^31 − 1.
 # </details>
 
 # %% nbgrader={"grade": true, "grade_id": "test_rope_triton", "locked": true, "schema_version": 3, "solution": false}
@@ -661,6 +667,9 @@ def rope_qk_cuda(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch
     strides = (q.stride(0), q.stride(1), k.stride(0), k.stride(1))
     aligned = (half_dim % 8 == 0 and all(st % 8 == 0 for st in strides)
                and all(t.data_ptr() % 16 == 0 for t in (q, k, cos, sin, q_out, k_out)))
+    # As in rope_cuda: a thread per item of q (k has fewer heads), in whole warps.
+    items = heads * (half_dim // 8 if aligned else half_dim)
+    threads = min(1024, max(32, -(-items // 32) * 32))
     rope_qk_kernel_cu(
         np.uintp(q.data_ptr()),
         np.uintp(k.data_ptr()),
@@ -673,7 +682,7 @@ def rope_qk_cuda(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch
         np.int32(half_dim),
         *(np.int32(st) for st in strides),
         np.int32(aligned),
-        block=(128, 1, 1),
+        block=(threads, 1, 1),
         grid=(tokens, 1),
     )
     ### END SOLUTION

@@ -16,7 +16,7 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "rope.cu").read_text()
-THREADS = 256  # threads per block (more where one token needs more): to be swept on an H200
+THREADS = 128  # threads per block (more where one token needs more): swept on an H200, 2026-12-01
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"THREADS": (128, 256, 512, 1024)}
 CHUNK = 8  # bfloat16 per 16-byte chunk

@@ -18,8 +18,8 @@ import torch
 import triton
 import triton.language as tl
 
-NUM_WARPS = 4  # to be swept on an H200 (docs/perf.md)
-TILE = 2048  # x1 elements of q per program (x2 as many): to be swept on an H200
+NUM_WARPS = 4  # swept on an H200, 2026-12-01 (docs/perf.md)
+TILE = 2048  # x1 elements of q per program (x2 as many): swept on an H200, 2026-12-01
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"NUM_WARPS": (2, 4, 8), "TILE": (1024, 2048, 4096, 8192)}
 MAX_BLOCK_H = 64  # heads per step: more heads loop (a tile stays within registers)

@@ -17,9 +17,9 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "dequant.cu").read_text()
-BYTES = 16  # to be swept on an H200 (docs/perf.md)
-VEC = 1  # to be swept on an H200 (docs/perf.md)
-THREADS = 256  # to be swept on an H200 (docs/perf.md)
+BYTES = 4  # swept on an H200, 2026-12-01 (docs/perf.md)
+VEC = 2  # swept on an H200, 2026-12-01 (docs/perf.md)
+THREADS = 512  # swept on an H200, 2026-12-01 (docs/perf.md)
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BYTES": (4, 8, 16), "VEC": (1, 2, 4), "THREADS": (128, 256, 512)}
 GROUP_SIZE = 128  # weights per scale

@@ -18,8 +18,8 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_GROUPS = 16  # to be swept on an H200 (docs/perf.md)
-NUM_WARPS = 4  # to be swept on an H200 (docs/perf.md)
+BLOCK_GROUPS = 32  # swept on an H200, 2026-12-01 (docs/perf.md)
+NUM_WARPS = 4  # swept on an H200, 2026-12-01 (docs/perf.md)
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_GROUPS": (4, 8, 16, 32, 64), "NUM_WARPS": (2, 4, 8)}
 GROUP_SIZE = 128  # weights per scale

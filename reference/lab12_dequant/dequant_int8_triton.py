@@ -13,8 +13,8 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 4096  # to be swept on an H200 (docs/perf.md)
-NUM_WARPS = 8  # to be swept on an H200 (docs/perf.md)
+BLOCK_SIZE = 8192  # swept on an H200, 2026-12-01 (docs/perf.md)
+NUM_WARPS = 16  # swept on an H200, 2026-12-01 (docs/perf.md)
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"BLOCK_SIZE": (1024, 2048, 4096, 8192), "NUM_WARPS": (2, 4, 8, 16)}
 

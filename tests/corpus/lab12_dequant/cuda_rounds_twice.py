@@ -3,11 +3,14 @@
 # status: fail
 # reason: lab12_dequant/dequant_int4 [
 # reason: elements differ
-# (The output rounded twice: n * s - 8 * s in bfloat16 arithmetic, as a kernel that folds the
-# offset into a precomputed bias would. n * s (up to 12 significant bits) is rounded to
-# bfloat16 before the subtraction, which is rounded again; where n - 8 is small the first
-# rounding's error is several ulp of the result (n = 9: up to 4.5 ulp). About one element in
-# eight fails the one-ulp tolerance.)
+# (The output rounded twice: n * s - 8 * s with n * s kept in a bfloat16 variable, as a kernel
+# that folds the offset into a precomputed bias would. n * s (up to 12 significant bits) is
+# rounded to bfloat16 before the subtraction, which is rounded again; where n - 8 is small the
+# first rounding's error is several ulp of the result (n = 9: up to 4.5 ulp). About one element
+# in eight fails the one-ulp tolerance. The roundings are explicit conversions: written with
+# __nv_bfloat16 operators instead (`bf16(n) * sb - bias`), nvcc contracts the multiply and the
+# subtraction into one fma that rounds once, and that kernel is correct on a GPU (measured on
+# an H200: 17/17 shapes), while the CPU backend rounds after each operator.)
 
 # %% nbgrader={"grade_id": "dequant_int4_cu", "solution": true}
 DEQUANT_INT4_CU = r"""
@@ -27,13 +30,14 @@ extern "C" __global__ void dequant_int4_kernel(const unsigned char *__restrict__
     const unsigned char *b = reinterpret_cast<const unsigned char *>(&v);
     uint4 o[4];
     __nv_bfloat162 *o2 = reinterpret_cast<__nv_bfloat162 *>(o);
-    const __nv_bfloat16 sb = scale[(size_t)row * stride_sr + c / 4];
-    const __nv_bfloat16 bias = __float2bfloat16_rn(8.0f) * sb;  // the offset, scaled
+    const float s = __bfloat162float(scale[(size_t)row * stride_sr + c / 4]);
+    const float bias = 8.0f * s;  // the offset, scaled (exact)
     for (int j = 0; j < 16; ++j) {
-        const __nv_bfloat16 lo = __float2bfloat16_rn((float)(b[j] & 0xF)) * sb - bias;
-        const __nv_bfloat16 hi = __float2bfloat16_rn((float)(b[j] >> 4)) * sb - bias;
-        o2[j].x = lo;
-        o2[j].y = hi;
+        // n * s kept in bfloat16 (one rounding), then the bias subtracted (a second one)
+        const __nv_bfloat16 lo_ns = __float2bfloat16_rn((float)(b[j] & 0xF) * s);
+        const __nv_bfloat16 hi_ns = __float2bfloat16_rn((float)(b[j] >> 4) * s);
+        o2[j] = __floats2bfloat162_rn(__bfloat162float(lo_ns) - bias,
+                                      __bfloat162float(hi_ns) - bias);
     }
     uint4 *dst = reinterpret_cast<uint4 *>(out + (size_t)g * 32);
     for (int k = 0; k < 4; ++k) dst[k] = o[k];
