@@ -1,7 +1,7 @@
 # impl: triton
 # status: timeout
-# reason: killed after 20 s
-# timeout: 20
+# reason: killed after 10 s
+# timeout: 10
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit

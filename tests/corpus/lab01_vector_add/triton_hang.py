@@ -1,8 +1,8 @@
 # impl: triton
 # status: timeout
-# reason: killed after 20 s
+# reason: killed after 10 s
 # reason: [n=1, float32]
-# timeout: 20
+# timeout: 10
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit
