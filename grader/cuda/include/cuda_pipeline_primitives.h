@@ -1,0 +1,61 @@
+// <cuda_pipeline_primitives.h> on the CPU backend: the asynchronous global-to-shared copy
+// primitives (cp.async on sm_80+) that double-buffering kernels use without inline PTX:
+//
+//   void __pipeline_memcpy_async(void* dst_shared, const void* src_global, size_t size_and_align,
+//                                size_t zfill = 0);   // copy size_and_align - zfill bytes, zero
+//                                                     // the last zfill; size 4, 8 or 16
+//   void __pipeline_commit();                         // close the batch of copies issued so far
+//   void __pipeline_wait_prior(size_t N);             // wait for all but the N latest batches
+//
+// Here the copy is done at once, synchronously: a GPU may finish it at any time up to the wait
+// that covers it, and "at once" is one of those times, so correct code gives the same results.
+// (The converse does not hold: a kernel that reads the copy without waiting may pass here and
+// fail on a GPU.) Arguments are checked as CUDA's header asserts them in debug builds: a size
+// other than 4, 8 or 16, zfill larger than the size, or a pointer not aligned to the size fails
+// the launch with the call's kernel.cu line (a GPU traps, faults or copies garbage). That dst is
+// shared memory and src global memory is not checked.
+#pragma once
+#include "tclab_cuda.h"
+#include "tclab/call_site.h"
+
+// nvcc refuses this header inside pycuda's default extern "C" { } (its templates cannot have C
+// linkage); so do we, with compiler.py's sentence: pass no_extern_c=True.
+void tclab_cuda_pipeline_h_inside_extern_C(int);
+void tclab_cuda_pipeline_h_inside_extern_C(long);
+
+inline void __pipeline_memcpy_async(void* __restrict__ dst_shared,
+                                    const void* __restrict__ src_global, size_t size_and_align,
+                                    size_t zfill = 0, ::tclab::CallSite site = TCLAB_HERE) {
+    char msg[512];
+    const uintptr_t dst = reinterpret_cast<uintptr_t>(dst_shared);
+    const uintptr_t src = reinterpret_cast<uintptr_t>(src_global);
+    if (size_and_align != 4 && size_and_align != 8 && size_and_align != 16) {
+        snprintf(msg, sizeof msg,
+                 "__pipeline_memcpy_async at kernel.cu line %d: size_and_align = %zu; it must be "
+                 "4, 8 or 16 bytes (a GPU traps). Copy larger pieces as several 16-byte copies",
+                 site.line, size_and_align);
+        tclab_rt_fail(TCLAB_ERR_USAGE, msg);
+    }
+    if (zfill > size_and_align) {
+        snprintf(msg, sizeof msg,
+                 "__pipeline_memcpy_async at kernel.cu line %d: zfill = %zu is larger than "
+                 "size_and_align = %zu (a GPU traps)",
+                 site.line, zfill, size_and_align);
+        tclab_rt_fail(TCLAB_ERR_USAGE, msg);
+    }
+    if ((dst | src) % size_and_align) {
+        snprintf(msg, sizeof msg,
+                 "__pipeline_memcpy_async at kernel.cu line %d: %s %p is not aligned to "
+                 "size_and_align = %zu bytes; both pointers must be (undefined on a GPU: a "
+                 "misaligned-address fault or wrong data)",
+                 site.line, dst % size_and_align ? "dst_shared" : "src_global",
+                 dst % size_and_align ? dst_shared : src_global, size_and_align);
+        tclab_rt_fail(TCLAB_ERR_USAGE, msg);
+    }
+    memcpy(dst_shared, src_global, size_and_align - zfill);
+    memset(static_cast<char*>(dst_shared) + (size_and_align - zfill), 0, zfill);
+}
+
+inline void __pipeline_commit() {}
+
+inline void __pipeline_wait_prior(size_t) {}
