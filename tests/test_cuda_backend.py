@@ -790,6 +790,26 @@ def test_wmma_missing_barrier_is_a_race(cpu):
     assert bad.race and "argument 2 ('C')" in str(bad), str(bad)
 
 
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_pipeline_copies_land_at_the_wait(backend, blocks):
+    src = randn(blocks * 1024, backend=backend)
+    out = torch.full_like(src, float("nan"))
+    kernel("wmma", "staged_reverse", backend)(src, out, block=(256, 1, 1), grid=(blocks, 1))
+    assert torch.equal(out, src.view(blocks, 1024).flip(1).flatten())
+
+
+@pytest.mark.parametrize("name", ["staged_reverse_no_wait", "staged_reverse_no_commit"])
+def test_pipeline_read_before_the_wait_reads_poison(cpu, name):
+    """Copies land at the __pipeline_wait_prior() that covers them: reading a stage without
+    waiting (or waiting without committing) gives NaN here, stale data now and then on a GPU."""
+    src = torch.randn(1024)
+    fn = kernel("wmma", name, cpu)
+    for schedule in ("forward", "reverse"):
+        out = torch.zeros(1024)
+        fn(src, out, block=(256, 1, 1), grid=(1, 1), schedule=schedule)
+        assert torch.isnan(out).any(), f"{name} under {schedule}: no read saw a missing copy"
+
+
 def test_guarded_inline_ptx_and_compiler_barrier_compile(backend):
     out = torch.full((64,), 99, dtype=torch.int32, device=dev(backend))
     kernel("wmma", "lane_ids", backend)(out, block=(64, 1, 1), grid=(1, 1))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader.cuda import compiler
 
-ABI_VERSION = 3  # TCLAB_ABI_VERSION in include/tclab/abi.h
+ABI_VERSION = 4  # TCLAB_ABI_VERSION in include/tclab/abi.h
 
 # Launch status codes (abi.h)
 (OK, ERR_TRAP, ERR_FAULT, ERR_FPE, ERR_DEADLOCK, ERR_STACK, ERR_INTERNAL, ERR_SYNC,

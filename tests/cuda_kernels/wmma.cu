@@ -153,6 +153,43 @@ extern "C" __global__ void fragment_sizes(int *out)
     out[8] = sizeof(wmma::fragment<matrix_a, 16, 16, 16, __half, row_major>);
 }
 
+// ---------------------------------------------------------------- the pipeline primitives
+
+// A block stages its 4 * blockDim.x floats in shared memory, 16 bytes a thread, then each
+// thread writes out what other threads copied, reversed. STEPS = 2: commit, wait,
+// __syncthreads() (correct); 1: no __pipeline_wait_prior (a thread's copy may not have landed
+// when the others read it); 0: a wait but no __pipeline_commit (a wait covers committed
+// batches only). On the CPU backend a copy lands at its wait, so both mistakes read NaN.
+template <int STEPS>
+__device__ void staged_reverse_body(float *stage, const float *src, float *out)
+{
+    const int n = 4 * blockDim.x, t = 4 * threadIdx.x;
+    const float *block_src = src + (size_t)blockIdx.x * n;
+    __pipeline_memcpy_async(stage + t, block_src + t, 16);
+    if (STEPS >= 1) __pipeline_commit();
+    if (STEPS >= 2 || STEPS == 0) __pipeline_wait_prior(0);
+    __syncthreads();
+    for (int k = 0; k < 4; k++) out[(size_t)blockIdx.x * n + t + k] = stage[n - 1 - (t + k)];
+}
+
+extern "C" __global__ void staged_reverse(const float *src, float *out)
+{
+    __shared__ __align__(16) float stage[4 * 256];
+    staged_reverse_body<2>(stage, src, out);
+}
+
+extern "C" __global__ void staged_reverse_no_wait(const float *src, float *out)
+{
+    __shared__ __align__(16) float stage[4 * 256];
+    staged_reverse_body<1>(stage, src, out);
+}
+
+extern "C" __global__ void staged_reverse_no_commit(const float *src, float *out)
+{
+    __shared__ __align__(16) float stage[4 * 256];
+    staged_reverse_body<0>(stage, src, out);
+}
+
 // Inline PTX the preprocessor keeps from the CPU build (__CUDA_ARCH__ is not defined there):
 // nvcc runs the asm, the CPU backend the fallback. An empty asm (a compiler barrier) is fine.
 extern "C" __global__ void lane_ids(unsigned *out)

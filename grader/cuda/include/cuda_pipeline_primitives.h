@@ -7,13 +7,16 @@
 //   void __pipeline_commit();                         // close the batch of copies issued so far
 //   void __pipeline_wait_prior(size_t N);             // wait for all but the N latest batches
 //
-// Here the copy is done at once, synchronously: a GPU may finish it at any time up to the wait
-// that covers it, and "at once" is one of those times, so correct code gives the same results.
-// (The converse does not hold: a kernel that reads the copy without waiting may pass here and
-// fail on a GPU.) Arguments are checked as CUDA's header asserts them in debug builds: a size
-// other than 4, 8 or 16, zfill larger than the size, or a pointer not aligned to the size fails
-// the launch with the call's kernel.cu line (a GPU traps, faults or copies garbage). That dst is
-// shared memory and src global memory is not checked.
+// A GPU may finish a copy at any moment between the call and the wait that covers it, so a
+// synchronous copy at the call would be a correct implementation (CUDA's own fallback before
+// sm_80 is one). The runtime does the copy at the other end instead: at the
+// __pipeline_wait_prior() that covers it (or when the thread returns). Correct code gets the
+// same results either way; code that reads a stage it has not waited for (or forgot to
+// commit) reads shared memory's poison (NaN) here, where a GPU gives stale data now and then.
+// Arguments are checked as CUDA's header asserts them in debug builds: a size other than 4, 8
+// or 16, zfill over the size, or a pointer not aligned to the size fails the launch with the
+// call's kernel.cu line (a GPU traps, faults or copies garbage). That dst is shared memory and
+// src global memory is not checked.
 #pragma once
 #include "tclab_cuda.h"
 #include "tclab/call_site.h"
@@ -52,10 +55,13 @@ inline void __pipeline_memcpy_async(void* __restrict__ dst_shared,
                  dst % size_and_align ? dst_shared : src_global, size_and_align);
         tclab_rt_fail(TCLAB_ERR_USAGE, msg);
     }
-    memcpy(dst_shared, src_global, size_and_align - zfill);
-    memset(static_cast<char*>(dst_shared) + (size_and_align - zfill), 0, zfill);
+    tclab_rt_async_copy(dst_shared, src_global, static_cast<uint32_t>(size_and_align - zfill),
+                        static_cast<uint32_t>(zfill));
 }
 
-inline void __pipeline_commit() {}
+inline void __pipeline_commit() { tclab_rt_async_commit(); }
 
-inline void __pipeline_wait_prior(size_t) {}
+// CUDA waits as for 8 when asked for more.
+inline void __pipeline_wait_prior(size_t prior) {
+    tclab_rt_async_wait(static_cast<uint32_t>(prior < 8 ? prior : 8));
+}

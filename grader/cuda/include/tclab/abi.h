@@ -6,7 +6,7 @@
 
 #include "vector_types.h"
 
-#define TCLAB_ABI_VERSION 3
+#define TCLAB_ABI_VERSION 4
 
 // Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
 // The thread's context sits at a fixed offset in that stack, so kernel code finds "its"
@@ -151,6 +151,10 @@ void tclab_rt_line(int line);  // the kernel.cu line of the sync call that follo
 void tclab_rt_trap(const char* message) __attribute__((noreturn));
 // Ends the launch with `status` (TCLAB_ERR_SYNC, TCLAB_ERR_USAGE) and a message, from kernel code.
 void tclab_rt_fail(int status, const char* message) __attribute__((noreturn));
+// __pipeline_memcpy_async / __pipeline_commit / __pipeline_wait_prior (per thread).
+void tclab_rt_async_copy(void* dst, const void* src, uint32_t bytes, uint32_t zeros);
+void tclab_rt_async_commit(void);
+void tclab_rt_async_wait(uint32_t prior);
 void tclab_rt_assert_fail(const char* expr, const char* file, unsigned line, const char* func)
     __attribute__((noreturn));
 #ifdef __cplusplus

@@ -51,6 +51,16 @@ enum State : uint8_t { NEW, RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 
 struct Worker;
 
+// An asynchronous global-to-shared copy (__pipeline_memcpy_async, cp.async on a GPU) that has
+// been issued and not yet done: it is done at the __pipeline_wait_prior() that covers it.
+struct AsyncCopy {
+    char* dst;
+    const char* src;
+    uint32_t bytes, zeros;  // copy `bytes`, then zero `zeros` more
+    uint32_t batch;         // how many __pipeline_commit() calls preceded it
+};
+constexpr int kMaxAsyncCopies = 64;  // more in flight: the oldest is done early (allowed)
+
 // Lives at the top of its stack (tclab_ctx_offset); kernel code sees the leading
 // tclab_thread_ctx only.
 struct Fiber {
@@ -58,6 +68,9 @@ struct Fiber {
     Worker* w;
     int tid;
     int line;  // kernel.cu line of the thread's latest barrier or warp call
+    int ncopies;       // async copies in flight, oldest first
+    uint32_t batches;  // __pipeline_commit() calls so far
+    AsyncCopy copies[kMaxAsyncCopies];
 #if TCLAB_ASM_SWITCH
     void* sp;
 #else
@@ -612,6 +625,8 @@ static inline bool step(Worker* w, int t) {
         f->pub.threadIdx.z = t / (bd.x * bd.y);
         f->pub.block = &w->blk;
         f->line = 0;
+        f->ncopies = 0;
+        f->batches = 0;
         start_fiber(f);
         s.f = f;
         s.state = RUNNABLE;
@@ -916,10 +931,30 @@ static void restore_handlers() {
 
 using namespace tclab_rt;
 
+static inline void do_copy(const AsyncCopy& c) {
+    memcpy(c.dst, c.src, c.bytes);
+    memset(c.dst + c.bytes, 0, c.zeros);
+}
+
+// Does the thread's async copies of the batches before `limit`, oldest first.
+static void complete_copies(Fiber* f, uint32_t limit) {
+    int kept = 0;
+    for (int i = 0; i < f->ncopies; i++) {
+        const AsyncCopy& c = f->copies[i];
+        if (c.batch < limit) {
+            do_copy(c);
+        } else {
+            f->copies[kept++] = c;
+        }
+    }
+    f->ncopies = kept;
+}
+
 extern "C" void tclab_fiber_main(Fiber* f) {
     Worker* w = f->w;
     tclab_launch* d = w->L->d;
     d->call(d->fn, d->args);
+    complete_copies(f, UINT32_MAX);  // a GPU finishes a returned thread's copies too
     w->slots[f->tid].state = DONE;
     to_scheduler(f);
     __builtin_trap();  // a finished fiber is never resumed
@@ -967,6 +1002,30 @@ TCLAB_EXPORT uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int a
 }
 
 TCLAB_EXPORT void tclab_rt_line(int line) { self()->line = line; }
+
+// The pipeline primitives (<cuda_pipeline_primitives.h>). A copy is done as late as CUDA
+// allows, at the wait that covers it (or when the thread returns), not when it is issued, so
+// a kernel that reads a stage without waiting for it reads the poison of shared memory (NaN)
+// here, as it may read stale data on a GPU.
+TCLAB_EXPORT void tclab_rt_async_copy(void* dst, const void* src, uint32_t bytes,
+                                      uint32_t zeros) {
+    Fiber* f = self();
+    if (f->ncopies == kMaxAsyncCopies) {  // done early: a GPU may finish a copy at any time
+        do_copy(f->copies[0]);
+        memmove(f->copies, f->copies + 1, sizeof(AsyncCopy) * (kMaxAsyncCopies - 1));
+        f->ncopies--;
+    }
+    f->copies[f->ncopies++] = AsyncCopy{static_cast<char*>(dst), static_cast<const char*>(src),
+                                        bytes, zeros, f->batches};
+}
+
+TCLAB_EXPORT void tclab_rt_async_commit(void) { self()->batches++; }
+
+// Waits for every committed batch but the `prior` most recent ones.
+TCLAB_EXPORT void tclab_rt_async_wait(uint32_t prior) {
+    Fiber* f = self();
+    if (prior < f->batches) complete_copies(f, f->batches - prior);
+}
 
 TCLAB_EXPORT unsigned tclab_rt_activemask(void) {
     Fiber* f = self();
