@@ -68,14 +68,15 @@ struct Fiber {
     Worker* w;
     int tid;
     int line;  // kernel.cu line of the thread's latest barrier or warp call
-    int ncopies;       // async copies in flight, oldest first
-    uint32_t batches;  // __pipeline_commit() calls so far
-    AsyncCopy copies[kMaxAsyncCopies];
 #if TCLAB_ASM_SWITCH
     void* sp;
 #else
     ucontext_t uc;
 #endif
+    // Last: the fields above, used at every switch, stay in the stack's top page.
+    int ncopies;       // async copies in flight, oldest first
+    uint32_t batches;  // __pipeline_commit() calls so far
+    AsyncCopy copies[kMaxAsyncCopies];
 };
 static_assert(sizeof(Fiber) + 64 * 63 < TCLAB_STACK_HEADER, "fiber must fit in the header");
 
