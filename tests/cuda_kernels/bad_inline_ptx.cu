@@ -1,8 +1,9 @@
 // tclab: no_extern_c
 // Negative control: a tensor-core tile written with inline PTX (mma.sync, one m16n8k16 step of
-// the warp's fragments, each lane passing its registers). Valid CUDA, and nvcc compiles it, but
-// the CPU backend cannot run PTX: it must refuse the source with a CompileError naming the
-// line of the asm (marked as the control) and pointing to nvcuda::wmma, which runs on both.
+// the warp's fragments, each lane passing its registers), then a cp.async. Valid CUDA, and nvcc
+// compiles it, but the CPU backend cannot run PTX: it must refuse the source with a
+// CompileError of one line per asm statement, naming its line (marked as a control) and what
+// runs on both backends instead: nvcuda::wmma, the pipeline primitives.
 // status: CompileError on the CPU backend.
 #include <cuda_fp16.h>
 #include <stdint.h>
@@ -24,4 +25,11 @@ extern "C" __global__ void mma_ptx(const uint32_t *a, const uint32_t *b, float *
     d[4 * lane + 1] = c1;
     d[4 * lane + 2] = c2;
     d[4 * lane + 3] = c3;
+}
+
+// A 16-byte cp.async written as PTX: the message points to __pipeline_memcpy_async instead.
+extern "C" __global__ void cp_async_ptx(const float4 *src, unsigned dst_shared)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"  // control: cp_async_ptx
+                 ::"r"(dst_shared), "l"(src + threadIdx.x));
 }
