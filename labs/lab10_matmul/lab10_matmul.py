@@ -657,6 +657,13 @@ MATMUL_FP16_CU = r"""
 #include <mma.h>
 using namespace nvcuda;
 
+// Two floats rounded to a pair of halves, as the 32 bits of a uint4's component.
+__device__ __forceinline__ unsigned pack(float x, float y)
+{
+    __half2 pair = __floats2half2_rn(x, y);
+    return *reinterpret_cast<unsigned *>(&pair);
+}
+
 #define BM 128      // rows of c per block
 #define BN 128      // columns of c per block
 #define BK 32       // depth of one K tile
@@ -758,12 +765,13 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
             if (row >= m || col >= n) continue;  // the whole warp skips a fragment past c
             wmma::store_matrix_sync(mine, acc[i][j], 16, wmma::mem_row_major);
             __syncwarp();  // the lanes read what other lanes stored
-            const int r = lane / 2, half0 = lane % 2 * 8;
-            __align__(16) __half out[8];
-#pragma unroll
-            for (int q = 0; q < 8; ++q) out[q] = __float2half_rn(mine[r * 16 + half0 + q]);
-            *reinterpret_cast<uint4 *>(c + (long long)(row + r) * n + col + half0) =
-                *reinterpret_cast<const uint4 *>(out);
+            const int r = lane / 2, h = lane % 2 * 8;  // row r of the fragment, halves h..h+7
+            const float4 lo = *reinterpret_cast<const float4 *>(mine + r * 16 + h);
+            const float4 hi = *reinterpret_cast<const float4 *>(mine + r * 16 + h + 4);
+            const uint4 out = make_uint4(pack(lo.x, lo.y), pack(lo.z, lo.w), pack(hi.x, hi.y),
+                                         pack(hi.z, hi.w));  // 8 halves, each rounded once
+            // Indexed as uint4s (nvcc 13 split `*(uint4 *)(c + ... + h)` into four 4-byte stores).
+            reinterpret_cast<uint4 *>(c + (long long)(row + r) * n + col)[lane % 2] = out;
             __syncwarp();  // read before the next fragment overwrites the scratch tile
         }
     }
