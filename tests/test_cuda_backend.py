@@ -646,3 +646,281 @@ def test_cooperative_groups_tiles_and_reduce(backend, n):
     assert torch.equal(tile_pos.cpu(), (padded > 0).sum(dim=1).int())
     want = torch.cat([x.cpu(), torch.zeros(blocks * 128 - n)]).view(blocks, 128).sum(dim=1)
     torch.testing.assert_close(block_sum.cpu(), want, rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------ tensor cores: nvcuda::wmma
+# and the cp.async primitives of <cuda_pipeline.h> (kernels: tests/cuda_kernels/wmma.cu; the
+# negative controls: bad_wmma.cu and bad_inline_ptx.cu, one rule each).
+
+FP32_EPS = 2.0**-24  # unit roundoff of float32
+
+
+def halves(*shape, backend: str, seed: int, dtype=torch.float16) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype).to(dev(backend))
+
+
+def padded(x: torch.Tensor, ld: int, fill=0.0) -> torch.Tensor:
+    """x (rows x cols) in a rows x ld buffer: ld elements between rows, the rest `fill`."""
+    out = torch.full((x.shape[0], ld), fill, dtype=x.dtype, device=x.device)
+    out[:, : x.shape[1]] = x
+    return out
+
+
+def assert_product(got: torch.Tensor, a: torch.Tensor, b: torch.Tensor, c=None, *,
+                   half_result=False, what=""):
+    """got == a @ b (+ c) within what float32 accumulation allows: products of halves are exact,
+    so a sum of K + 1 terms is off by at most (K + 1) u sum|terms| (doubled: the GPU's tensor
+    cores round their partial sums their own way); a half result adds one half ulp."""
+    a, b = a.double().cpu(), b.double().cpu()
+    ref = a @ b
+    scale = a.abs() @ b.abs()
+    if c is not None:
+        ref, scale = ref + c.double().cpu(), scale + c.double().cpu().abs()
+    bound = 2 * (a.shape[1] + 1) * FP32_EPS * scale
+    if half_result:  # one rounding to half: 2^-11 relative, 2^-24 absolute near zero
+        bound = bound + torch.clamp(ref.abs() * 2.0**-11, min=2.0**-24)
+    err = (got.double().cpu() - ref).abs()
+    bad = ~(err <= bound)  # NaN fails too
+    if bad.any():
+        idx = bad.nonzero()[:5].tolist()
+        first = [(tuple(i), got.double().cpu()[tuple(i)].item(), ref[tuple(i)].item())
+                 for i in idx]
+        pytest.fail(f"{what}: {int(bad.sum())} of {got.numel()} elements of the "
+                    f"{tuple(got.shape)} result are off; first (index, got, expected): {first}")
+
+
+@pytest.mark.parametrize("la,lb", [("row", "row"), ("row", "col"), ("col", "row"),
+                                   ("col", "col")])
+@pytest.mark.parametrize("c_col,d_col", [(0, 0), (1, 0), (0, 1)])
+def test_wmma_tile_layouts(backend, la, lb, c_col, d_col):
+    """D = A @ B + C for one 16x16x16 tile, A and B in either layout, C and D in either memory
+    layout, every matrix padded to ld 24 (the padding of D must stay untouched)."""
+    a = halves(16, 16, backend=backend, seed=1)
+    b = halves(16, 16, backend=backend, seed=2)
+    c = halves(16, 16, backend=backend, seed=3).float()
+    a_mem = padded(a if la == "row" else a.t(), 24)   # col-major A: column j is row j
+    b_mem = padded(b if lb == "row" else b.t(), 24)
+    c_mem = padded(c.t() if c_col else c, 24)
+    d_mem = torch.full((16, 24), float("nan"), device=dev(backend))
+    fn = kernel("wmma", f"tile_{la[0]}{lb[0]}", backend)
+    fn(a_mem, np.int32(24), b_mem, np.int32(24), c_mem, np.int32(24), np.int32(c_col), d_mem,
+       np.int32(24), np.int32(d_col), block=(32, 1, 1), grid=(1, 1))
+    d = d_mem[:, :16].t() if d_col else d_mem[:, :16]
+    assert_product(d, a, b, c, what=f"A {la}-major, B {lb}-major")
+    assert torch.isnan(d_mem[:, 16:]).all(), "store_matrix_sync wrote into the padding"
+
+
+def test_wmma_half_accumulators(backend):
+    a = halves(16, 16, backend=backend, seed=4)
+    b = halves(16, 16, backend=backend, seed=5)
+    c_half = halves(16, 16, backend=backend, seed=6)
+    c_float = halves(16, 16, backend=backend, seed=7).float() / 3  # not halves
+    d_half, d_from_float = (torch.full((16, 16), float("nan"), dtype=torch.float16,
+                                       device=dev(backend)) for _ in range(2))
+    d_float = torch.full((16, 16), float("nan"), device=dev(backend))
+    kernel("wmma", "tile_half", backend)(a, b, c_half, c_float, d_half, d_from_float, d_float,
+                                          block=(32, 1, 1), grid=(1, 1))
+    assert_product(d_half, a, b, c_half, half_result=True, what="half C, half D")
+    assert_product(d_from_float, a, b, c_float, half_result=True, what="float C, half D")
+    assert_product(d_float, a, b, c_half, what="half C, float D")
+
+
+def test_wmma_elementwise_ops_on_fragments(backend):
+    a = halves(16, 16, backend=backend, seed=8)
+    b = halves(16, 16, backend=backend, seed=9)
+    c = halves(16, 16, backend=backend, seed=10).float()
+    out = torch.full((16, 16), float("nan"), dtype=torch.float16, device=dev(backend))
+    alpha, beta = 0.75, -1.5
+    kernel("wmma", "tile_epilogue", backend)(a, b.t().contiguous(), c, np.float32(alpha),
+                                             np.float32(beta), out, block=(32, 1, 1),
+                                             grid=(1, 1))
+    ref = torch.relu(alpha * (2 * a.double().cpu() @ b.double().cpu()) + beta * c.double().cpu())
+    bound = (2 * 17 * FP32_EPS * (alpha * 2 * a.double().abs().cpu() @ b.double().abs().cpu()
+                                  + abs(beta) * c.double().abs().cpu())
+             + torch.clamp(ref.abs() * 2.0**-11, min=2.0**-24))
+    err = (out.double().cpu() - ref).abs()
+    assert (err <= bound).all(), f"{int((err > bound).sum())} elements off; max error {err.max()}"
+    assert (out.cpu() >= 0).all()
+
+
+@pytest.mark.parametrize("name,m,n,k,dtype", [
+    ("shape_32x8x16", 32, 8, 16, torch.float16),
+    ("shape_8x32x16", 8, 32, 16, torch.float16),
+    ("shape_16x16x16_bf16", 16, 16, 16, torch.bfloat16),
+    ("shape_32x8x16_bf16", 32, 8, 16, torch.bfloat16),
+])
+def test_wmma_other_shapes_and_bfloat16(backend, name, m, n, k, dtype):
+    a = halves(m, k, backend=backend, seed=11, dtype=dtype)
+    b = halves(k, n, backend=backend, seed=12, dtype=dtype)
+    d = torch.full((m, n), float("nan"), device=dev(backend))
+    kernel("wmma", name, backend)(a, b.t().contiguous(), d, block=(32, 1, 1), grid=(1, 1))
+    assert_product(d, a, b, what=name)
+
+
+def test_wmma_fragment_sizes_match_cuda(backend):
+    out = torch.full((9,), -1, dtype=torch.int32, device=dev(backend))
+    kernel("wmma", "fragment_sizes", backend)(out, block=(32, 1, 1), grid=(1, 1))
+    # num_elements as CUDA's <mma.h> declares them; sizeof: 16 halves
+    assert out.cpu().tolist() == [16, 16, 8, 8, 8, 16, 4, 4, 32]
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 8, 8), (64, 64, 32), (200, 136, 72), (129, 264, 200)])
+def test_wmma_tiled_matmul_double_buffered(backend, m, n, k):
+    """4 warps a block, a K loop over two shared-memory stages filled by
+    __pipeline_memcpy_async (tails zero-filled), WMMA on each, a guarded store."""
+    a = halves(m, k, backend=backend, seed=m)
+    b = halves(k, n, backend=backend, seed=n)
+    c = torch.full((m, n), float("nan"), device=dev(backend))
+    kernel("wmma", "wmma_matmul", backend)(a, b, c, np.int32(m), np.int32(n), np.int32(k),
+                                           block=(128, 1, 1), grid=(cdiv(n, 64), cdiv(m, 64)))
+    assert_product(c, a, b, what=f"{m}x{n}x{k}")
+
+
+def test_wmma_missing_barrier_is_a_race(cpu):
+    m, n, k = 200, 136, 72
+    a, b = halves(m, k, backend=cpu, seed=1), halves(k, n, backend=cpu, seed=2)
+    c = torch.zeros(m, n)
+    args = (a, b, c, np.int32(m), np.int32(n), np.int32(k))
+    launch = dict(block=(128, 1, 1), grid=(cdiv(n, 64), cdiv(m, 64)))
+    good = gc.run_twice_and_compare(kernel("wmma", "wmma_matmul", cpu), *args, **launch)
+    assert not good.race, str(good)
+    bad = gc.run_twice_and_compare(kernel("wmma", "wmma_matmul_missing_barrier", cpu), *args,
+                                   **launch)
+    assert bad.race and "argument 2 ('C')" in str(bad), str(bad)
+
+
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_pipeline_copies_land_at_the_wait(backend, blocks):
+    src = randn(blocks * 1024, backend=backend)
+    out = torch.full_like(src, float("nan"))
+    kernel("wmma", "staged_reverse", backend)(src, out, block=(256, 1, 1), grid=(blocks, 1))
+    assert torch.equal(out, src.view(blocks, 1024).flip(1).flatten())
+
+
+@pytest.mark.parametrize("name", ["staged_reverse_no_wait", "staged_reverse_no_commit"])
+def test_pipeline_read_before_the_wait_reads_poison(cpu, name):
+    """Copies land at the __pipeline_wait_prior() that covers them: reading a stage without
+    waiting (or waiting without committing) gives NaN here, stale data now and then on a GPU."""
+    src = torch.randn(1024)
+    fn = kernel("wmma", name, cpu)
+    for schedule in ("forward", "reverse"):
+        out = torch.zeros(1024)
+        fn(src, out, block=(256, 1, 1), grid=(1, 1), schedule=schedule)
+        assert torch.isnan(out).any(), f"{name} under {schedule}: no read saw a missing copy"
+
+
+def test_guarded_inline_ptx_and_compiler_barrier_compile(backend):
+    out = torch.full((64,), 99, dtype=torch.int32, device=dev(backend))
+    kernel("wmma", "lane_ids", backend)(out, block=(64, 1, 1), grid=(1, 1))
+    assert out.cpu().tolist() == [i % 32 for i in range(64)]
+
+
+def marked_line(name: str, marker: str) -> int:
+    """The line of tests/cuda_kernels/<name>.cu holding `marker` (1-based)."""
+    lines = (KERNELS / f"{name}.cu").read_text().splitlines()
+    hits = [i + 1 for i, text in enumerate(lines) if marker in text]
+    assert len(hits) == 1, (marker, hits)
+    return hits[0]
+
+
+WMMA_CONTROLS = {  # kernel: (threads, message; {L} = the line marked "// control: <kernel>")
+    "divergent_load": (32, r"nvcuda::wmma::load_matrix_sync at kernel\.cu line {L}: the lanes "
+                           r"of warp 0 are split: 16 wait at nvcuda::wmma::load_matrix_sync "
+                           r"\(line {L}\) and 16 at nvcuda::wmma::load_matrix_sync \(line {L2}\)"),
+    "early_return": (64, r"nvcuda::wmma::store_matrix_sync at kernel\.cu line {L} is a "
+                         r"warp-collective call: all 32 lanes of warp 1 must make it, and "
+                         r"(lane \d+ has|lanes \S+ have) already returned"),
+    "lane_pointers": (32, r"nvcuda::wmma::load_matrix_sync at kernel\.cu line {L} \(warp 0\): "
+                          r"the lanes passed different pointers: lane 0 0x[0-9a-f]+, lane 1 "
+                          r"0x[0-9a-f]+ \(\+32 bytes\)"),
+    "lane_layouts": (32, r"nvcuda::wmma::store_matrix_sync at kernel\.cu line {L} \(warp 0\): "
+                         r"the lanes passed different layouts: lane 0 mem_row_major "
+                         r"\(row_major\), lane 16 mem_col_major"),
+    "bad_ldm": (32, r"nvcuda::wmma::load_matrix_sync at kernel\.cu line {L} \(warp 0\): "
+                    r"ldm = 20 is not a multiple of 8"),
+    "misaligned": (32, r"nvcuda::wmma::load_matrix_sync at kernel\.cu line {L} \(warp 0\): the "
+                       r"pointer 0x[0-9a-f]+ \(__half\*\) is 16 bytes past a 32-byte boundary"),
+    "pipeline_bad_size": (32, r"__pipeline_memcpy_async at kernel\.cu line {L}: "
+                              r"size_and_align = 12; it must be 4, 8 or 16 bytes"),
+    "pipeline_misaligned": (32, r"__pipeline_memcpy_async at kernel\.cu line {L}: src_global "
+                                r"0x[0-9a-f]+ is not aligned to size_and_align = 16 bytes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WMMA_CONTROLS))
+def test_wmma_rule_broken_is_named(cpu, name):
+    threads, pattern = WMMA_CONTROLS[name]
+    line = marked_line("bad_wmma", f"// control: {name}")
+    pattern = pattern.format(L=line, L2=line + 2)
+    a = torch.randn(32, 32).half()  # 32-byte aligned (torch aligns allocations to 64)
+    d = torch.zeros(32 * 64)
+    args = {"divergent_load": (a, a, d), "early_return": (d,), "lane_pointers": (a, d),
+            "lane_layouts": (d,), "bad_ldm": (a, d, np.int32(20)), "misaligned": (a, d),
+            "pipeline_bad_size": (d, d), "pipeline_misaligned": (d, d)}[name]
+    fn = kernel("bad_wmma", name, cpu)
+    for schedule in ("forward", "reverse", "random"):
+        with pytest.raises(LaunchError, match=pattern):
+            fn(*args, block=(threads, 1, 1), grid=(1, 1), schedule=schedule)
+
+
+def test_wmma_in_a_block_of_16_threads_is_named(cpu):
+    line = marked_line("wmma", "wmma::load_matrix_sync(fa, a, lda);")
+    x = torch.zeros(16, 24).half()
+    d = torch.zeros(16, 24)
+    fn = kernel("wmma", "tile_rr", cpu)
+    args = (x, np.int32(24), x, np.int32(24), d, np.int32(24), np.int32(0), d, np.int32(24),
+            np.int32(0))
+    with pytest.raises(LaunchError, match=rf"nvcuda::wmma::load_matrix_sync at kernel\.cu line "
+                                          rf"{line} is a warp-collective call: .* warp 0 of this "
+                                          r"16-thread block has only 16 lanes"):
+        fn(*args, block=(16, 1, 1), grid=(1, 1))
+    fn(*args, block=(32, 1, 1), grid=(1, 1))  # positive control: a whole warp
+
+
+def test_inline_ptx_is_refused_on_the_cpu_in_one_line(cpu):
+    line = marked_line("bad_inline_ptx", "// control: mma_ptx")
+    with pytest.raises(CompileError) as err:
+        load("bad_inline_ptx", cpu)
+    assert str(err.value) == (
+        f"kernel.cu:{line}: inline PTX (`mma.sync`) cannot run on the CPU backend; write "
+        "tensor-core code with nvcuda::wmma (<mma.h>), which runs on both")
+    src = ("__global__ void k(const float* g) {\n    __shared__ float s[4];\n"
+           '    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\\n"'
+           ' :: "r"(0), "l"(g));\n}\n')
+    with pytest.raises(CompileError, match=r"^kernel\.cu:3: inline PTX \(`cp\.async`\) .*"
+                                           r"__pipeline_memcpy_async"):
+        SourceModule(src)
+
+
+@pytest.mark.parametrize("header", ["mma.h", "cuda_pipeline.h"])
+def test_wmma_headers_inside_extern_c_fail_as_with_nvcc(backend, header):
+    with pytest.raises(CompileError) as err:
+        SourceModule(f"#include <{header}>\n__global__ void k(float* x) {{}}\n")
+    if backend == "cpu":
+        assert re.search(r"kernel\.cu:1: .*no_extern_c=True", str(err.value)), str(err.value)
+
+
+WMMA_MISUSE = {  # what nvcc refuses to compile must not compile on the CPU either
+    "float_matrix_a": "wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;",
+    "accumulator_without_layout": ("wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n"
+                                   "    wmma::load_matrix_sync(f, p, 16);"),
+    "mixed_shapes": ("wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;\n"
+                     "    wmma::fragment<wmma::matrix_b, 32, 8, 16, __half, wmma::row_major> b;\n"
+                     "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;\n"
+                     "    wmma::mma_sync(c, a, b, c);"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WMMA_MISUSE))
+def test_wmma_misuse_fails_to_compile_like_nvcc(cpu, case, tmp_path):
+    src = ("#include <mma.h>\nusing namespace nvcuda;\n"
+           'extern "C" __global__ void k(float* p) {\n    ' + WMMA_MISUSE[case] + "\n}\n")
+    with pytest.raises(CompileError):
+        SourceModule(src, no_extern_c=True)
+    if shutil.which("nvcc"):
+        cu = tmp_path / "k.cu"
+        cu.write_text(src)
+        res = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(cu) + ".o"],
+                             capture_output=True, text=True, check=False)
+        assert res.returncode != 0, f"nvcc accepts {case}: the CPU backend should too"

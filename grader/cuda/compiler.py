@@ -113,6 +113,45 @@ def kernels_in(src: str) -> tuple[source.Kernel, ...]:
                                 if k.name not in known)
 
 
+_TENSOR_PTX = ("mma.", "wmma.", "wgmma.", "ldmatrix.", "stmatrix.", "movmatrix.")
+_ASM_MARK = "tclab_inline_asm_{}_"
+
+
+def inline_ptx(src: str, flags: list[str]) -> list[str]:
+    """One line per inline PTX statement that g++ would be given: it would hand the PTX to the
+    x86 assembler (a page of noise), and no CPU can run it anyway. Each line names the
+    kernel.cu line and what runs on both backends instead. A statement the preprocessor leaves
+    out (`#ifndef TCLAB_CPU`, `#if __CUDA_ARCH__ >= 800`, neither defined here) is not one."""
+    found = source.inline_asm(src)
+    if not found:
+        return []
+    marked, last = [], 0
+    for k, site in enumerate(found):  # the asm keyword -> an identifier the preprocessor keeps
+        marked += [src[last : site.offset], _ASM_MARK.format(k)]
+        last = site.offset + len(re.match(r"\w+", src[site.offset :]).group(0))
+    marked.append(src[last:])
+    with tempfile.TemporaryDirectory(prefix="tclab-cpp-") as tmp:
+        Path(tmp, source.FILENAME).write_text('#include "tclab_cuda.h"\n' + "".join(marked))
+        res = _run([compiler()[0], "-E", "-P", "-x", "c++", "-std=c++17", f"-I{INCLUDE}",
+                    *flags, source.FILENAME], tmp)
+    if res.returncode == 0:  # else the compile will fail anyway: report them all
+        found = [s for k, s in enumerate(found) if _ASM_MARK.format(k) in res.stdout]
+    lines = []
+    for site in found:
+        if site.instruction.startswith(_TENSOR_PTX):
+            instead = "write tensor-core code with nvcuda::wmma (<mma.h>), which runs on both"
+        elif site.instruction.startswith("cp.async"):
+            instead = ("copy with __pipeline_memcpy_async, __pipeline_commit and "
+                       "__pipeline_wait_prior (<cuda_pipeline.h>), which run on both")
+        else:
+            instead = ("write it in CUDA C (intrinsics such as __shfl_sync, __activemask, "
+                       "atomicAdd), which runs on both")
+        what = f"(`{site.instruction}`)" if site.instruction else "(`asm(...)`)"
+        lines.append(f"{source.FILENAME}:{site.line}: inline PTX {what} cannot run on the CPU "
+                     f"backend; {instead}")
+    return lines
+
+
 def build_runtime() -> Path:
     """libtclab_rt: the fiber scheduler and thread pool, built once per header version."""
     path = cache_root() / f"libtclab_rt-{_key('runtime')}.so"
@@ -188,6 +227,9 @@ def build_module(src: str, no_extern_c: bool = False, options=None,
         raise CompileError("\n".join(
             f"{source.FILENAME}:{line}: error: initializer not allowed for __shared__ variable "
             "(as with nvcc: write it from the threads, then __syncthreads())" for line in bad))
+    ptx = inline_ptx(src, flags)
+    if ptx:
+        raise CompileError("\n".join(ptx))
     kernels = source.registrations(list(kernels_in(src)))
     with tempfile.TemporaryDirectory(prefix="tclab-cu-") as tmp:
         # kernel.cu holds the student's text as written, so that g++ quotes their lines.
@@ -214,7 +256,7 @@ def build_module(src: str, no_extern_c: bool = False, options=None,
 def rewrite_diagnostics(stderr: str, tmpdir: str) -> str:
     """g++'s messages as the student should see them: kernel.cu:LINE for their code, our
     header's locations replaced by a tag, include chains and generated code explained."""
-    linkage = re.search(r"tclab_(cuda_\w+)_h_inside_extern_C", stderr)
+    linkage = re.search(r"tclab_(\w+?)_h_inside_extern_C", stderr)
     if linkage:
         line = re.search(r"kernel\.cu:(\d+)", stderr)
         where = f"{source.FILENAME}:{line.group(1)}: " if line else ""

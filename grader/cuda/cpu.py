@@ -210,6 +210,8 @@ class CpuFunction:
                               f"{message}")
         if desc.status in (runtime.ERR_DEADLOCK, runtime.ERR_SYNC):
             raise LaunchError(f"kernel {self.label}, block {block}: {message}")
+        if desc.status == runtime.ERR_USAGE:
+            raise LaunchError(f"kernel {self.label} ({where}): {message}")
         if desc.status == runtime.ERR_STACK:
             raise LaunchError(f"kernel {self.label} ({where}): {message}: large local arrays "
                               "belong in shared or global memory")

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from grader.cuda import compiler
 
-ABI_VERSION = 2  # TCLAB_ABI_VERSION in include/tclab/abi.h
+ABI_VERSION = 4  # TCLAB_ABI_VERSION in include/tclab/abi.h
 
 # Launch status codes (abi.h)
-OK, ERR_TRAP, ERR_FAULT, ERR_FPE, ERR_DEADLOCK, ERR_STACK, ERR_INTERNAL, ERR_SYNC = range(8)
+(OK, ERR_TRAP, ERR_FAULT, ERR_FPE, ERR_DEADLOCK, ERR_STACK, ERR_INTERNAL, ERR_SYNC,
+ ERR_USAGE) = range(9)
 SCHEDULES = {"forward": 0, "reverse": 1, "random": 2}
 
 

@@ -228,6 +228,62 @@ def shared_initializers(src: str) -> list[int]:
     return lines
 
 
+_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b(?:\s*\b(?:volatile|__volatile__|__volatile|inline|"
+                  r"goto)\b)*\s*\(")
+
+
+@dataclass
+class InlineAsm:
+    offset: int  # of the asm keyword in the source
+    line: int
+    instruction: str  # its first PTX instruction, e.g. "mma.sync"; "" when not a literal
+
+
+def inline_asm(src: str) -> list[InlineAsm]:
+    """Every `asm(...)` / `asm volatile(...)` statement with a non-empty template. The CPU
+    backend cannot run PTX; an empty one (`asm volatile("" ::: "memory")`, a compiler barrier)
+    means the same to g++ and is left alone."""
+    stripped = blank_comments_and_strings(src)
+    found = []
+    for m in _ASM.finditer(stripped):
+        template = _string_literals(src, stripped, m.end())
+        if template is not None and not template.strip():
+            continue
+        found.append(InlineAsm(m.start(), src.count("\n", 0, m.start()) + 1,
+                               ptx_instruction(template or "")))
+    return found
+
+
+def _string_literals(src: str, stripped: str, i: int) -> str | None:
+    """The contents of the adjacent string literals starting at src[i] (blanks and comments
+    between them skipped), or None when none starts there (a macro, say)."""
+    parts, n = [], len(src)
+    while True:
+        while i < n and stripped[i].isspace():
+            i += 1  # comments are blank in `stripped`
+        if i >= n or src[i] != '"':
+            break
+        j = i + 1
+        while j < n and src[j] != '"' and src[j] != "\n":
+            j += 2 if src[j] == "\\" else 1
+        parts.append(src[i + 1 : j])
+        i = j + 1
+    return "".join(parts) if parts else None
+
+
+def ptx_instruction(template: str) -> str:
+    """'{ .reg .b32 t; mma.sync.aligned.m16n8k16... }' -> 'mma.sync': the first instruction,
+    without its type and shape suffixes."""
+    text = template.replace("\\n", "\n").replace("\\t", " ").replace("{", ";").replace("}", ";")
+    for stmt in re.split(r"[;\n]", text):
+        stmt = re.sub(r"^\s*(?:[A-Za-z_$][\w$]*\s*:)?\s*(?:@!?%?\w+\s+)?", "", stmt).strip()
+        if not stmt or stmt.startswith("."):
+            continue  # directives: .reg, .pred, ...
+        word = stmt.split()[0]
+        return ".".join(word.split(".")[:2])
+    return ""
+
+
 _EXTERN_SHARED = re.compile(
     r"\bextern\s+(volatile\s+)?__shared__\s+([^;{}\[\]=]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;"
 )

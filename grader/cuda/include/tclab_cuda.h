@@ -40,8 +40,10 @@
 #define __managed__
 #define __grid_constant__
 // One copy per block: a block runs start to finish on one OS thread, so a static
-// thread_local is exactly "shared by the threads of the block in flight".
-#define __shared__ static thread_local
+// thread_local is exactly "shared by the threads of the block in flight". 32-byte aligned:
+// a thread_local array only gets its element's alignment (a __half array can start at an odd
+// multiple of 2), and WMMA tiles must start 32-byte aligned, cp.async and float4 16-byte.
+#define __shared__ static thread_local __attribute__((aligned(32)))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))

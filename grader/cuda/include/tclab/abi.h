@@ -6,7 +6,7 @@
 
 #include "vector_types.h"
 
-#define TCLAB_ABI_VERSION 2
+#define TCLAB_ABI_VERSION 4
 
 // Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
 // The thread's context sits at a fixed offset in that stack, so kernel code finds "its"
@@ -48,6 +48,7 @@ enum {
     TCLAB_REDUCE_AND,
     TCLAB_REDUCE_OR,
     TCLAB_REDUCE_XOR,
+    TCLAB_WARP_COLLECTIVE,  // value: a tclab_collective*, below (nvcuda::wmma)
 };
 
 // Block-wide barrier flavours, passed to tclab_rt_syncthreads().
@@ -66,6 +67,7 @@ enum {
     TCLAB_ERR_STACK = 5,     // a thread overflowed its fiber stack
     TCLAB_ERR_INTERNAL = 6,  // the runtime itself failed (out of memory, ...)
     TCLAB_ERR_SYNC = 7,      // a barrier or warp call that is undefined on a GPU
+    TCLAB_ERR_USAGE = 8,     // a CUDA API call with arguments CUDA leaves undefined (WMMA ldm)
 };
 
 struct tclab_block_info {
@@ -77,6 +79,19 @@ struct tclab_block_info {
 struct tclab_thread_ctx {
     uint3 threadIdx;
     const tclab_block_info* block;
+};
+
+// A warp-collective operation that the runtime completes once for the whole warp, as the
+// hardware does (nvcuda::wmma's *_sync calls, grader/cuda/include/mma.h). Every lane passes its
+// own record, on its own stack, to tclab_rt_warp(TCLAB_WARP_COLLECTIVE, mask, record, 0, 32).
+// When all the lanes the mask names have arrived, the runtime checks that they wait at the same
+// call (same `run`, same line), then calls `run` once with the 32 records (nullptr for lanes
+// outside the group). `run` returns TCLAB_OK, or an error status with a message in msg (the
+// runtime prefixes the call's name, line and warp) that fails the launch.
+struct tclab_collective {
+    const char* name;  // what messages call it: "nvcuda::wmma::mma_sync"
+    int line;          // kernel.cu line of the call
+    int (*run)(struct tclab_collective* const* lanes, unsigned group, char* msg, size_t size);
 };
 
 // How Python describes a kernel parameter: kind 'P' pointer, 'i'/'u' integer, 'f' float,
@@ -134,6 +149,12 @@ uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int arg, int width
 unsigned tclab_rt_activemask(void);
 void tclab_rt_line(int line);  // the kernel.cu line of the sync call that follows
 void tclab_rt_trap(const char* message) __attribute__((noreturn));
+// Ends the launch with `status` (TCLAB_ERR_SYNC, TCLAB_ERR_USAGE) and a message, from kernel code.
+void tclab_rt_fail(int status, const char* message) __attribute__((noreturn));
+// __pipeline_memcpy_async / __pipeline_commit / __pipeline_wait_prior (per thread).
+void tclab_rt_async_copy(void* dst, const void* src, uint32_t bytes, uint32_t zeros);
+void tclab_rt_async_commit(void);
+void tclab_rt_async_wait(uint32_t prior);
 void tclab_rt_assert_fail(const char* expr, const char* file, unsigned line, const char* func)
     __attribute__((noreturn));
 #ifdef __cplusplus

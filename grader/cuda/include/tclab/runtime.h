@@ -51,6 +51,16 @@ enum State : uint8_t { NEW, RUNNABLE, AT_BARRIER, AT_WARP, DONE };
 
 struct Worker;
 
+// An asynchronous global-to-shared copy (__pipeline_memcpy_async, cp.async on a GPU) that has
+// been issued and not yet done: it is done at the __pipeline_wait_prior() that covers it.
+struct AsyncCopy {
+    char* dst;
+    const char* src;
+    uint32_t bytes, zeros;  // copy `bytes`, then zero `zeros` more
+    uint32_t batch;         // how many __pipeline_commit() calls preceded it
+};
+constexpr int kMaxAsyncCopies = 64;  // more in flight: the oldest is done early (allowed)
+
 // Lives at the top of its stack (tclab_ctx_offset); kernel code sees the leading
 // tclab_thread_ctx only.
 struct Fiber {
@@ -58,6 +68,9 @@ struct Fiber {
     Worker* w;
     int tid;
     int line;  // kernel.cu line of the thread's latest barrier or warp call
+    int ncopies;       // async copies in flight, oldest first
+    uint32_t batches;  // __pipeline_commit() calls so far
+    AsyncCopy copies[kMaxAsyncCopies];
 #if TCLAB_ASM_SWITCH
     void* sp;
 #else
@@ -338,14 +351,23 @@ static uint64_t warp_result(Worker* w, int warp, unsigned group, int lane) {
     return val(src);
 }
 
+static void resolve_collective(Worker* w, int warp, unsigned group);
+
 // Completes the warp operation of `group` (lanes that named the same mask) if every live lane
 // of it has arrived. Lanes that exited are not waited for, as on Volta and later.
 static void try_resolve_warp(Worker* w, int warp, unsigned mask) {
     unsigned group = mask & w->warp_live[warp];
     if (!group || (w->warp_wait[warp] & group) != group) return;
+    bool collective = false;
     for (int l = 0; l < 32; l++) {
         if (!(group >> l & 1u)) continue;
-        if ((w->slots[warp * 32 + l].wmask & w->warp_live[warp]) != group) return;
+        const Slot& s = w->slots[warp * 32 + l];
+        if ((s.wmask & w->warp_live[warp]) != group) return;
+        collective |= s.wop == TCLAB_WARP_COLLECTIVE;
+    }
+    if (collective) {
+        resolve_collective(w, warp, group);
+        return;
     }
     for (int l = 0; l < 32; l++)
         if (group >> l & 1u) w->slots[warp * 32 + l].result = warp_result(w, warp, group, l);
@@ -354,7 +376,8 @@ static void try_resolve_warp(Worker* w, int warp, unsigned mask) {
     w->warp_wait[warp] &= ~group;
 }
 
-static void absent_lanes(Worker* w, const Fiber* f, int op, unsigned mask, unsigned absent);
+static void absent_lanes(Worker* w, const Fiber* f, int op, uint64_t value, unsigned mask,
+                         unsigned absent);
 
 static void lane_exited(Worker* w, int tid) {
     int warp = tid >> 5;
@@ -364,7 +387,7 @@ static void lane_exited(Worker* w, int tid) {
     for (int l = 0; l < 32 && waiting; l++) {  // a lane waits for this one, which has returned
         const Slot& s = w->slots[warp * 32 + l];
         if ((waiting >> l & 1u) && (s.wmask & bit)) {
-            absent_lanes(w, s.f, s.wop, s.wmask, bit);
+            absent_lanes(w, s.f, s.wop, s.wval, s.wmask, bit);
             w->block_abort = true;
             return;
         }
@@ -421,6 +444,74 @@ static const char* warp_op_name(int op) {
                                                                             : "a warp call";
 }
 
+static inline const tclab_collective* collective_of(uint64_t value) {
+    return reinterpret_cast<const tclab_collective*>(static_cast<uintptr_t>(value));
+}
+
+static const char* op_name(int op, uint64_t value) {
+    return op == TCLAB_WARP_COLLECTIVE ? collective_of(value)->name : warp_op_name(op);
+}
+
+// A warp-collective call (nvcuda::wmma) whose lanes are all waiting: they must wait at the same
+// call (same function, same line), or the warp has split around it (a WMMA call in a branch
+// that only some lanes take), which is undefined on a GPU. Then `run` does the work for the
+// whole warp, or reports what its arguments got wrong.
+static void resolve_collective(Worker* w, int warp, unsigned group) {
+    const Slot* first = nullptr;
+    const Slot* other = nullptr;
+    int n_first = 0, n_other = 0;
+    tclab_collective* lanes[32] = {};
+    for (int l = 0; l < 32; l++) {
+        if (!(group >> l & 1u)) continue;
+        const Slot& s = w->slots[warp * 32 + l];
+        const bool same = first && s.wop == first->wop && s.line == first->line &&
+                          (s.wop != TCLAB_WARP_COLLECTIVE ||
+                           collective_of(s.wval)->run == collective_of(first->wval)->run);
+        if (!first || same) {
+            if (!first) first = &s;
+            n_first++;
+        } else {
+            if (!other) other = &s;
+            n_other++;
+        }
+        if (s.wop == TCLAB_WARP_COLLECTIVE)
+            lanes[l] = const_cast<tclab_collective*>(collective_of(s.wval));
+    }
+    char msg[768];
+    if (other) {
+        const Slot* coll = first->wop == TCLAB_WARP_COLLECTIVE ? first : other;
+        snprintf(msg, sizeof msg,
+                 "%s at kernel.cu line %d: the lanes of warp %d are split: %d wait at %s (line "
+                 "%d) and %d at %s (line %d). A warp-collective call is made by all 32 lanes "
+                 "of the warp together, at the same call with the same arguments: one inside "
+                 "a branch that only some lanes take (if (lane < 16) ...) is undefined on a "
+                 "GPU. Move it out of the branch",
+                 op_name(coll->wop, coll->wval), coll->line, warp, n_first,
+                 op_name(first->wop, first->wval), first->line, n_other,
+                 op_name(other->wop, other->wval), other->line);
+        set_error(w, TCLAB_ERR_SYNC, msg, first->f);
+        w->block_abort = true;
+        return;
+    }
+    const tclab_collective* call = collective_of(first->wval);
+    char why[640];
+    why[0] = 0;
+    const int status = call->run(lanes, group, why, sizeof why);
+    if (status != TCLAB_OK) {
+        snprintf(msg, sizeof msg, "%s at kernel.cu line %d (warp %d): %s", call->name, call->line,
+                 warp, why);
+        set_error(w, status, msg, first->f);
+        w->block_abort = true;
+        return;
+    }
+    for (int l = 0; l < 32; l++) {
+        if (!(group >> l & 1u)) continue;
+        w->slots[warp * 32 + l].result = 0;
+        w->slots[warp * 32 + l].state = RUNNABLE;
+    }
+    w->warp_wait[warp] &= ~group;
+}
+
 // Every thread of the block waits at a barrier, but not at the same one: a __syncthreads()
 // in a branch. On a GPU the threads at one barrier are released by the arrivals at another
 // (or hang): shared memory is read before it is written. The error names both lines.
@@ -453,12 +544,35 @@ static bool divergent_barrier(Worker* w) {
 // A warp call whose mask names lanes that will never make it: lanes past the end of the block
 // (blockDim not a multiple of 32) or lanes that have returned. Undefined on a GPU (it may
 // work there today, and the values read from those lanes are garbage).
-static void absent_lanes(Worker* w, const Fiber* f, int op, unsigned mask, unsigned absent) {
+static void absent_lanes(Worker* w, const Fiber* f, int op, uint64_t value, unsigned mask,
+                         unsigned absent) {
     const int warp = f->tid >> 5;
     const int lanes_here = w->nthreads - warp * 32 < 32 ? w->nthreads - warp * 32 : 32;
     const unsigned exist = lanes_here == 32 ? 0xffffffffu : ((1u << lanes_here) - 1);
     char msg[512];
-    if (absent & ~exist) {
+    if (op == TCLAB_WARP_COLLECTIVE && (absent & ~exist)) {
+        snprintf(msg, sizeof msg,
+                 "%s at kernel.cu line %d is a warp-collective call: all 32 lanes of a warp "
+                 "make it together, and warp %d of this %d-thread block has only %d lanes. "
+                 "Launch blocks whose thread count is a multiple of 32 (tensor-core work is "
+                 "done by whole warps)",
+                 op_name(op, value), f->line, warp, w->nthreads, lanes_here);
+    } else if (op == TCLAB_WARP_COLLECTIVE) {
+        char lanes[48];
+        const int lo = __builtin_ctz(absent), hi = 31 - __builtin_clz(absent);
+        if (lo == hi)
+            snprintf(lanes, sizeof lanes, "lane %d has", lo);
+        else if (absent == ((hi == 31 ? 0xffffffffu : (1u << (hi + 1)) - 1u) & ~((1u << lo) - 1u)))
+            snprintf(lanes, sizeof lanes, "lanes %d-%d have", lo, hi);
+        else
+            snprintf(lanes, sizeof lanes, "lanes 0x%08x have", absent);
+        snprintf(msg, sizeof msg,
+                 "%s at kernel.cu line %d is a warp-collective call: all 32 lanes of warp %d "
+                 "must make it, and %s already returned (an early return, or the call sits in "
+                 "a branch those lanes skip). Keep every lane of the warp on the same WMMA "
+                 "calls: guard the work around them, not the calls",
+                 op_name(op, value), f->line, warp, lanes);
+    } else if (absent & ~exist) {
         snprintf(msg, sizeof msg,
                  "%s at kernel.cu line %d: its mask 0x%08x names lanes %d-31 of warp %d, which "
                  "do not exist (the block has %d threads, so that warp has %d lanes). A warp "
@@ -479,15 +593,23 @@ static void absent_lanes(Worker* w, const Fiber* f, int op, unsigned mask, unsig
 
 static void report_deadlock(Worker* w) {
     int at_warp = 0;
-    for (int t = 0; t < w->nthreads; t++) at_warp += w->slots[t].state == AT_WARP;
-    char msg[512];
+    const Slot* waiting = nullptr;
+    for (int t = 0; t < w->nthreads; t++) {
+        if (w->slots[t].state != AT_WARP) continue;
+        at_warp++;
+        if (!waiting) waiting = &w->slots[t];
+    }
+    char which[160] = "__shfl*_sync, __syncwarp, __ballot_sync, ...";
+    if (waiting)
+        snprintf(which, sizeof which, "the first: %s at kernel.cu line %d",
+                 op_name(waiting->wop, waiting->wval), waiting->line);
+    char msg[640];
     snprintf(msg, sizeof msg,
              "deadlock: %d of the block's %d threads wait at __syncthreads() and %d at a "
-             "warp-level sync (__shfl*_sync, __syncwarp, __ballot_sync, ...) whose lanes never "
-             "all arrive; %d threads have exited. Every thread of a block must reach the same "
-             "barriers (a __syncthreads() inside a branch that not all threads take hangs or is "
-             "undefined on a GPU)",
-             w->at_barrier, w->nthreads, at_warp, w->nthreads - w->live);
+             "warp-level sync (%s) whose lanes never all arrive; %d threads have exited. Every "
+             "thread of a block must reach the same barriers (a __syncthreads() inside a branch "
+             "that not all threads take hangs or is undefined on a GPU)",
+             w->at_barrier, w->nthreads, at_warp, which, w->nthreads - w->live);
     set_error(w, TCLAB_ERR_DEADLOCK, msg, nullptr);
 }
 
@@ -503,6 +625,8 @@ static inline bool step(Worker* w, int t) {
         f->pub.threadIdx.z = t / (bd.x * bd.y);
         f->pub.block = &w->blk;
         f->line = 0;
+        f->ncopies = 0;
+        f->batches = 0;
         start_fiber(f);
         s.f = f;
         s.state = RUNNABLE;
@@ -807,10 +931,30 @@ static void restore_handlers() {
 
 using namespace tclab_rt;
 
+static inline void do_copy(const AsyncCopy& c) {
+    memcpy(c.dst, c.src, c.bytes);
+    memset(c.dst + c.bytes, 0, c.zeros);
+}
+
+// Does the thread's async copies of the batches before `limit`, oldest first.
+static void complete_copies(Fiber* f, uint32_t limit) {
+    int kept = 0;
+    for (int i = 0; i < f->ncopies; i++) {
+        const AsyncCopy& c = f->copies[i];
+        if (c.batch < limit) {
+            do_copy(c);
+        } else {
+            f->copies[kept++] = c;
+        }
+    }
+    f->ncopies = kept;
+}
+
 extern "C" void tclab_fiber_main(Fiber* f) {
     Worker* w = f->w;
     tclab_launch* d = w->L->d;
     d->call(d->fn, d->args);
+    complete_copies(f, UINT32_MAX);  // a GPU finishes a returned thread's copies too
     w->slots[f->tid].state = DONE;
     to_scheduler(f);
     __builtin_trap();  // a finished fiber is never resumed
@@ -836,9 +980,10 @@ TCLAB_EXPORT uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int a
     Worker* w = f->w;
     int warp = f->tid >> 5, lane = f->tid & 31;
     Slot& s = w->slots[f->tid];
+    if (op == TCLAB_WARP_COLLECTIVE) f->line = collective_of(value)->line;
     const unsigned absent = mask & ~w->warp_live[warp];
     if (absent) {
-        absent_lanes(w, f, op, mask, absent);
+        absent_lanes(w, f, op, value, mask, absent);
         w->block_abort = true;
         to_scheduler(f);
         __builtin_trap();  // an aborted block's fibers are never resumed
@@ -858,6 +1003,30 @@ TCLAB_EXPORT uint64_t tclab_rt_warp(int op, unsigned mask, uint64_t value, int a
 
 TCLAB_EXPORT void tclab_rt_line(int line) { self()->line = line; }
 
+// The pipeline primitives (<cuda_pipeline_primitives.h>). A copy is done as late as CUDA
+// allows, at the wait that covers it (or when the thread returns), not when it is issued, so
+// a kernel that reads a stage without waiting for it reads the poison of shared memory (NaN)
+// here, as it may read stale data on a GPU.
+TCLAB_EXPORT void tclab_rt_async_copy(void* dst, const void* src, uint32_t bytes,
+                                      uint32_t zeros) {
+    Fiber* f = self();
+    if (f->ncopies == kMaxAsyncCopies) {  // done early: a GPU may finish a copy at any time
+        do_copy(f->copies[0]);
+        memmove(f->copies, f->copies + 1, sizeof(AsyncCopy) * (kMaxAsyncCopies - 1));
+        f->ncopies--;
+    }
+    f->copies[f->ncopies++] = AsyncCopy{static_cast<char*>(dst), static_cast<const char*>(src),
+                                        bytes, zeros, f->batches};
+}
+
+TCLAB_EXPORT void tclab_rt_async_commit(void) { self()->batches++; }
+
+// Waits for every committed batch but the `prior` most recent ones.
+TCLAB_EXPORT void tclab_rt_async_wait(uint32_t prior) {
+    Fiber* f = self();
+    if (prior < f->batches) complete_copies(f, f->batches - prior);
+}
+
 TCLAB_EXPORT unsigned tclab_rt_activemask(void) {
     Fiber* f = self();
     return f->w->warp_live[f->tid >> 5];
@@ -867,6 +1036,15 @@ TCLAB_EXPORT void tclab_rt_trap(const char* message) {
     Fiber* f = self();
     Worker* w = f->w;
     set_error(w, TCLAB_ERR_TRAP, message, f);
+    w->block_abort = true;
+    to_scheduler(f);
+    __builtin_trap();
+}
+
+TCLAB_EXPORT void tclab_rt_fail(int status, const char* message) {
+    Fiber* f = self();
+    Worker* w = f->w;
+    set_error(w, status, message, f);
     w->block_abort = true;
     to_scheduler(f);
     __builtin_trap();
