@@ -167,14 +167,14 @@ __device__ __forceinline__ void body(unsigned char *smem, const __half *__restri
 
 // One kernel per (BM, BN, WARPS_M, STAGES): the sweep's candidates (TUNE in
 // matmul_fp16_cuda.py). Dynamic shared memory (smem_bytes; over 48 KiB the GPU path opts in).
-#define WMMA_KERNEL(BM_, BN_, WARPS_M_, ST_)                                                          \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                        \
-        matmul_fp16_kernel_##BM_##x##BN_##_##WARPS_M_##_##ST_(                                        \
-            const __half *__restrict__ a, const __half *__restrict__ b, __half *__restrict__ c,  \
-            int m, int n, int k, int stride_am, int stride_bk, int group_m)                      \
-    {                                                                                            \
-        extern __shared__ __align__(128) unsigned char smem[];                                   \
-        body<BM_, BN_, WARPS_M_, ST_>(smem, a, b, c, m, n, k, stride_am, stride_bk, group_m);         \
+#define WMMA_KERNEL(BM_, BN_, WARPS_M_, ST_)                                                       \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                          \
+        matmul_fp16_kernel_##BM_##x##BN_##_##WARPS_M_##_##ST_(                                     \
+            const __half *__restrict__ a, const __half *__restrict__ b, __half *__restrict__ c,    \
+            int m, int n, int k, int stride_am, int stride_bk, int group_m)                        \
+    {                                                                                              \
+        extern __shared__ __align__(128) unsigned char smem[];                                     \
+        body<BM_, BN_, WARPS_M_, ST_>(smem, a, b, c, m, n, k, stride_am, stride_bk, group_m);      \
     }
 
 // 128 x 128: warps 2 x 4 (64 x 32 each); 128 x 256 and 256 x 128: 64 x 64 each.

@@ -153,15 +153,15 @@ __device__ __forceinline__ void body(float (*as)[BK][BM + 4], float (*bs)[BK][BN
 // thread (two blocks share an SM: more warps to hide latency with), 1 lets it use up to 255
 // (no spills, one block). Each kernel declares its own shared arrays: declared in the helper,
 // the CPU backend would count every instantiation's against each kernel.
-#define VEC_KERNEL(BM_, BN_, BK_, MINB_)                                                         \
-    extern "C" __global__ void __launch_bounds__(BM_ / 8 * (BN_ / 8), MINB_)                    \
-        matmul_fp32_kernel_vec_##BM_##x##BN_##x##BK_##_##MINB_(                                 \
-            const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c,    \
-            int m, int n, int k, int stride_am, int stride_bk, int group_m)                      \
-    {                                                                                            \
-        __shared__ __align__(16) float as[2][BK_][BM_ + 4];                                      \
-        __shared__ __align__(16) float bs[2][BK_][BN_];                                          \
-        body<BM_, BN_, BK_, true>(as, bs, a, b, c, m, n, k, stride_am, stride_bk, group_m);      \
+#define VEC_KERNEL(BM_, BN_, BK_, MINB_)                                                           \
+    extern "C" __global__ void __launch_bounds__(BM_ / 8 * (BN_ / 8), MINB_)                       \
+        matmul_fp32_kernel_vec_##BM_##x##BN_##x##BK_##_##MINB_(                                    \
+            const float *__restrict__ a, const float *__restrict__ b, float *__restrict__ c,       \
+            int m, int n, int k, int stride_am, int stride_bk, int group_m)                        \
+    {                                                                                              \
+        __shared__ __align__(16) float as[2][BK_][BM_ + 4];                                        \
+        __shared__ __align__(16) float bs[2][BK_][BN_];                                            \
+        body<BM_, BN_, BK_, true>(as, bs, a, b, c, m, n, k, stride_am, stride_bk, group_m);        \
     }
 
 VEC_KERNEL(128, 128, 8, 1)

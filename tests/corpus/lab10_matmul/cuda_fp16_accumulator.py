@@ -108,7 +108,8 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
 #pragma unroll
             for (int i = 0; i < WM / 16; ++i)
 #pragma unroll
-                for (int j = 0; j < WN / 16; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+                for (int j = 0; j < WN / 16; ++j)
+                    wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
         }
         __syncthreads();  // buffer t % 2 is refilled at step t + 1: everyone is done with it
     }
@@ -120,7 +121,8 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
         for (int j = 0; j < WN / 16; ++j) {
             const int row = row0 + wr + i * 16, col = col0 + wc + j * 16;
             if (row >= m || col >= n) continue;
-            wmma::store_matrix_sync(c + (long long)row * n + col, acc[i][j], n, wmma::mem_row_major);
+            wmma::store_matrix_sync(c + (long long)row * n + col, acc[i][j], n,
+                                    wmma::mem_row_major);
         }
     }
 }

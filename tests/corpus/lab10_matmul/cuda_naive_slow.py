@@ -22,7 +22,8 @@ __global__ void matmul_fp32_kernel(const float *__restrict__ a, const float *__r
     if (i >= (long long)m * n) return;
     const long long row = i / n, col = i % n;
     float acc = 0.0f;
-    for (int kk = 0; kk < k; ++kk) acc += a[row * stride_am + kk] * b[(long long)kk * stride_bk + col];
+    for (int kk = 0; kk < k; ++kk)
+        acc += a[row * stride_am + kk] * b[(long long)kk * stride_bk + col];
     c[i] = acc;
 }
 """

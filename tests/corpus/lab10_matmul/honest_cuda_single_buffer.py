@@ -51,8 +51,10 @@ extern "C" __global__ void matmul_fp16_kernel(const __half *__restrict__ a,
         for (int kk = 0; kk < BK; kk += 16) {
             wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[4];
             wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[2];
-            for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(fa[i], &as[wr + i * 16][kk], BK + PAD);
-            for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(fb[j], &bs[kk][wc + j * 16], BN + PAD);
+            for (int i = 0; i < 4; ++i)
+                wmma::load_matrix_sync(fa[i], &as[wr + i * 16][kk], BK + PAD);
+            for (int j = 0; j < 2; ++j)
+                wmma::load_matrix_sync(fb[j], &bs[kk][wc + j * 16], BN + PAD);
             for (int i = 0; i < 4; ++i)
                 for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
         }
