@@ -70,9 +70,10 @@ LAB = "lab10_matmul"
 # %% [markdown]
 # ## Why a matmul can be compute-bound
 #
-# A GPU has two ceilings. An H200 moves about 4.3 TB/s between its memory and its cores, and
-# computes about 67 TFLOP/s in plain float32 (its CUDA cores) or about 990 TFLOP/s in float16
-# on its tensor cores (the vendor's dense figures). Divide one by the other: a kernel needs
+# A GPU has two ceilings. An H200 moves about 4.3 TB/s between its memory and its cores (the
+# copy roof these labs measured on one), and computes about 67 TFLOP/s in plain float32 (its
+# CUDA cores) or about 990 TFLOP/s in float16 on its tensor cores (the vendor's dense
+# figures). Divide one by the other: a kernel needs
 # about 16 float32 operations per byte it moves to keep the CUDA cores busy, about 230 float16
 # operations per byte for the tensor cores. That ratio of work to traffic is the kernel's
 # **arithmetic intensity**; below the ceiling's ratio the kernel waits for memory
