@@ -10,7 +10,8 @@ target and the lab's own solution.
    seconds per byte decides: each case weighs by its share of the roof, not by its size (a
    small shape counts as much as one four times larger).
    The winners are printed and used for the table; copy them into reference/ by hand.
-2. Table: every exercise, perf dtype, perf shape and implementation: GB/s of torch (the
+2. Table: every exercise, perf dtype, perf shape and implementation: GB/s (TFLOP/s for a
+   compute-bound exercise, whose torch is a vendor library and which has no roof) of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
    in this process); the reference against the lab's `[perf] target` (x torch, share of the
    roof), the solution's ratio to the reference (the grading bar is 0.8; 0.9 is the margin
@@ -80,7 +81,8 @@ class Bench:
         return {name: statistics.median(t) for name, t in times.items()}
 
     def gbps(self, ex, shape, dtype, ms: float) -> float:
-        return ex.work_amount(shape, check.DTYPES[dtype].itemsize) / (ms * 1e6)
+        """GB/s, or TFLOP/s for a compute-bound exercise."""
+        return ex.rate(ms, shape, check.DTYPES[dtype].itemsize)
 
     def correct(self, ex, shape, dtype, fn) -> bool:
         inputs = self.inputs(ex, shape, dtype)
@@ -116,7 +118,8 @@ def sweep(b: Bench, members: list, log) -> dict:
                 log(f"    {name}={value}: {type(exc).__name__}: {str(exc)[:100]}")
                 continue
             cost[value] = sum(1 / v for v in gbps)
-            log(f"    {name}={value}: mean {len(gbps) / cost[value]:.0f} GB/s over "
+            log(f"    {name}={value}: mean {len(gbps) / cost[value]:.0f} "
+                f"{members[0][0].rate_unit} over "
                 f"{len(cases)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
         g[name] = min(cost, key=cost.get)
     return {name: g[name] for name in g["TUNE"]}
@@ -170,34 +173,45 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
                            "impl": impl, "torch_gbps": b.gbps(ex, shape, dtype, torch_ms),
                            "reference_gbps": b.gbps(ex, shape, dtype, ref_ms),
                            "solution_gbps": b.gbps(ex, shape, dtype, sol_ms),
+                           "unit": ex.rate_unit, "torch_name": ex.baseline_name,
                            "x_torch": torch_ms / ref_ms,
-                           "roof": b.gbps(ex, shape, dtype, ref_ms) / b.roof,
+                           "roof": (b.gbps(ex, shape, dtype, ref_ms) / b.roof
+                                    if ex.unit == "bytes" else None),  # no copy roof
                            "solution_x_reference": ref_ms / sol_ms,
                            "reference_correct": b.correct(ex, shape, dtype, ref)}
+                    target = ex.target(impl)
                     row["target_met"] = (row["reference_correct"]
-                                         and row["x_torch"] >= ex.target.get("torch", 0)
-                                         and row["roof"] >= ex.target.get("roof", 0))
+                                         and row["x_torch"] >= target.get("torch", 0)
+                                         and (row["roof"] or 0) >= target.get("roof", 0))
                     out["rows"].append(row)
-                    log(f"  {ex.name:<14} {dtype:<9} {impl:<6} torch {row['torch_gbps']:5.0f}  "
-                        f"ref {row['reference_gbps']:5.0f} ({row['x_torch']:.2f}x torch, "
-                        f"{100 * row['roof']:.0f}% roof{'' if row['target_met'] else ' MISSED'}"
-                        f")  solution {row['solution_gbps']:5.0f} "
-                        f"({row['solution_x_reference']:.2f}x ref)  [{row['shape']}]")
+                    roof = "" if row["roof"] is None else f", {100 * row['roof']:.0f}% roof"
+                    log(f"  {ex.name:<14} {dtype:<9} {impl:<6} {ex.baseline_name} "
+                        f"{row['torch_gbps']:5.0f}  ref {row['reference_gbps']:5.0f} "
+                        f"({row['x_torch']:.2f}x {ex.baseline_name}{roof}"
+                        f"{'' if row['target_met'] else ' MISSED'})  solution "
+                        f"{row['solution_gbps']:5.0f} ({row['solution_x_reference']:.2f}x ref) "
+                        f"{ex.rate_unit}  [{row['shape']}]")
     return out
 
 
 def markdown(results: dict) -> str:
-    lines = [f"Measured on an {results['gpu']}, copy roof {results['roof_gbps']:.0f} GB/s.", "",
-             "| exercise | dtype | impl | shape | torch GB/s | reference GB/s | x torch | % roof "
-             "| target | solution GB/s | solution / reference |",
+    lines = [f"Measured on an {results['gpu']}, copy roof {results['roof_gbps']:.0f} GB/s. "
+             "Rates in GB/s; a compute-bound exercise's in TFLOP/s (no % of the roof), its "
+             "torch named by what it runs.", "",
+             "| exercise | dtype | impl | shape | torch | reference | x torch | % roof "
+             "| target | solution | solution / reference |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for lab in results["labs"].values():
         for r in lab["rows"]:
+            unit = "" if r.get("unit", "GB/s") == "GB/s" else f" {r['unit']}"
+            name = r.get("torch_name", "torch")
+            roof = "-" if r["roof"] is None else f"{100 * r['roof']:.1f}"
             lines.append(
                 f"| {r['exercise']} | {r['dtype']} | {r['impl']} | {r['shape']} | "
-                f"{r['torch_gbps']:.0f} | {r['reference_gbps']:.0f} | {r['x_torch']:.2f} | "
-                f"{100 * r['roof']:.1f} | {'met' if r['target_met'] else 'MISSED'} | "
-                f"{r['solution_gbps']:.0f} | {r['solution_x_reference']:.2f} |")
+                f"{r['torch_gbps']:.0f}{unit} | {r['reference_gbps']:.0f}{unit} | "
+                f"{r['x_torch']:.2f}{'' if name == 'torch' else ' ' + name} | {roof}"
+                f" | {'met' if r['target_met'] else 'MISSED'} | "
+                f"{r['solution_gbps']:.0f}{unit} | {r['solution_x_reference']:.2f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -137,20 +137,22 @@ def time_rounds(ex: Exercise, shape: dict, dtype: str, fns: dict, timer, rounds:
 
 
 def summary(ex: Exercise, shape: dict, dtype: str, times: dict, roof: float) -> dict:
-    """One shape's row: median times, the ratio of the medians, GB/s and % of the roof."""
+    """One shape's row: median times, the ratio of the medians, the rate (GB/s, or TFLOP/s for
+    a compute-bound exercise, under the key "gbps"), % of the copy roof (bytes only) and, where
+    torch was timed beside, its rate and the student's ratio to it ("x_torch")."""
     itemsize = check.DTYPES[dtype].itemsize
     work = ex.work_amount(shape, itemsize)
     s_ms = statistics.median(times["student"])
     r_ms = statistics.median(times.get("reference", times["student"]))
     # Reference and student are timed in processes of their own: rounds are not paired.
     ratios = [r_ms / s for s in times["student"]]
-    rate = 1e6 if ex.unit == "bytes" else 1e9  # GB/s, or TFLOP/s
     row = {"shape": shape, "dtype": dtype, "work": work, "unit": ex.unit,
            "ratio": r_ms / s_ms, "ratios": ratios, "student_ms": s_ms,
-           "reference_ms": r_ms, "gbps": work / (s_ms * rate),
-           "reference_gbps": work / (r_ms * rate),
+           "reference_ms": r_ms, "gbps": ex.rate(s_ms, shape, itemsize),
+           "reference_gbps": ex.rate(r_ms, shape, itemsize),
            "roof_pct": 100 * work / (s_ms * 1e6) / roof if ex.unit == "bytes" else None,
            "raw_ms": times}
     if "torch" in times:
-        row["torch_gbps"] = work / (statistics.median(times["torch"]) * rate)
+        t_ms = statistics.median(times["torch"])
+        row.update(torch_gbps=ex.rate(t_ms, shape, itemsize), torch_ms=t_ms, x_torch=t_ms / s_ms)
     return row

@@ -19,15 +19,21 @@ from grader.judge.verdict import Grade
 
 
 def _perf_cells(grade: Grade) -> tuple[str, str, str]:
+    """Rate, share of the roof (bytes) or multiple of torch (flops), ratio to the reference."""
     worst = grade.worst_perf
     if worst is None:
         return "-", "-", "-"
     p = worst.perf
     if "ratio" in p:
         verdict = "pass" if worst.status == "pass" else "[red]FAIL[/]"
-        roof = f"{p['roof_pct']:.0f}%" if p.get("roof_pct") is not None else "-"
         dtype = f" ({worst.dtype})" if len(grade.perf) > 1 else ""
-        return f"{p['gbps']:.0f}", roof, f"{p['ratio']:.2f}{dtype} {verdict}"
+        if p.get("unit", "bytes") == "bytes":
+            roof = f"{p['roof_pct']:.0f}%" if p.get("roof_pct") is not None else "-"
+            rate = f"{p['gbps']:.0f}"
+        else:  # compute-bound: no copy roof; the multiple of its torch (a vendor library)
+            roof = f"{p['x_torch']:.2f}x {p['torch_name']}" if p.get("x_torch") else "-"
+            rate = f"{p['gbps']:.1f} TFLOP/s"
+        return rate, roof, f"{p['ratio']:.2f}{dtype} {verdict}"
     if worst.status == "skipped":
         return "-", "-", worst.reason.removeprefix("skipped: ")
     return "-", "-", f"[red]{worst.status}[/]"
@@ -37,7 +43,10 @@ def _table(grades: list[Grade], device: str):
     from rich.table import Table
 
     table = Table(title=f"tclab check ({device})")
-    for col in ("exercise", "impl", "cases", "correct", "GB/s", "% of roof", "ratio to ref"):
+    units = {manifest.exercise(g.exercise).unit for g in grades} or {"bytes"}
+    rate, roof = {"bytes": ("GB/s", "% of roof"), "flops": ("TFLOP/s", "x torch")}[
+        units.pop()] if len(units) == 1 else ("GB/s | TFLOP/s", "% of roof | x torch")
+    for col in ("exercise", "impl", "cases", "correct", rate, roof, "ratio to ref"):
         table.add_column(col, no_wrap=True)
     for g in grades:
         correct = "[green]yes[/]" if g.correct else f"[red]{g.status}[/]"

@@ -193,6 +193,39 @@ def _patch_libdevice() -> None:
     interpreter._patch_lang = patch_lang
 
 
+def _patch_tf32_dot() -> None:
+    """`tl.dot` on float32 blocks uses TF32 by default (`input_precision="tf32"`): on a GPU the
+    tensor cores read each float32 operand as TF32, its top 19 bits (sign, exponent and 10 of
+    the 23 mantissa bits: the float32 bits go in unconverted, so the other 13 are dropped).
+    Triton's interpreter (3.9) computes every float32 dot in full float32 whatever the
+    precision says, so a kernel that forgot `input_precision="ieee"` passed a float32
+    tolerance on a CPU only. The operands are cut to TF32 here as on the GPU; "tf32x3" (three
+    TF32 products, about float32's accuracy) and "ieee" stay in float32."""
+    try:
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+    except ImportError:
+        return
+    original = InterpreterBuilder.create_dot
+    if getattr(original, "tclab_tf32", False):
+        return
+
+    def tf32(handle):
+        if handle.dtype.scalar != tl.float32:
+            return handle
+        bits = np.ascontiguousarray(handle.data, dtype=np.float32).view(np.uint32)
+        return TensorHandle((bits & np.uint32(0xFFFFE000)).view(np.float32), handle.dtype.scalar)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        if getattr(input_precision, "name", str(input_precision)).upper() == "TF32":
+            a, b = tf32(a), tf32(b)
+        return original(self, a, b, d, input_precision, max_num_imprecise_acc)
+
+    create_dot.tclab_tf32 = True
+    InterpreterBuilder.create_dot = create_dot
+
+
 def _patch_cuda_sync() -> None:
     """`torch.cuda.synchronize()` after a launch (the tutorials' habit) has nothing to wait for
     without a GPU, where every launch runs to its end: a no-op instead of torch's "Torch not
@@ -257,7 +290,7 @@ def _patch_bf16_rounding() -> None:
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
     triton imported earlier (see the module docstring), `@triton.autotune`, libdevice,
-    comparisons, rounding to bfloat16 and `torch.cuda.synchronize()`."""
+    comparisons, rounding to bfloat16, TF32 dots and `torch.cuda.synchronize()`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
         return
@@ -271,4 +304,5 @@ def ensure(device: str) -> None:
     _patch_libdevice()
     _patch_comparisons()
     _patch_bf16_rounding()
+    _patch_tf32_dot()
     _patch_cuda_sync()

@@ -66,6 +66,7 @@ class Exercise:
     name: str
     oracle: str
     baseline: str  # the torch a user would write instead (the notebook's comparison)
+    baseline_name: str  # what messages call it: "torch", or what it runs ("cuBLAS")
     work: str  # the minimum bytes (or FLOPs) formula
     unit: str  # "bytes" | "flops"
     dtypes: tuple[str, ...]
@@ -79,8 +80,9 @@ class Exercise:
     shapes: dict[str, tuple[dict, ...]]
     bar: float
     zero_below: float  # perf partial credit: 0 at or below this ratio, full at the bar
-    target: dict[str, float]  # what the reference must reach on the course GPU: "torch"
-    # (ratio to the manifest's torch) and/or "roof" (fraction of the copy roof); tuning only
+    targets: dict[str, dict[str, float]]  # per implementation, what its reference must reach
+    # on the course GPU: "torch" (ratio to the manifest's torch) and/or "roof" (fraction of the
+    # copy roof); tuning only
     allowed_ops: frozenset[str]
     forbidden_calls: frozenset[str]  # method names a launcher must not call (the op itself)
     single: bool  # the only exercise of its lab: grade cells are test_<impl>, perf_<impl>
@@ -96,6 +98,18 @@ class Exercise:
         for t in self.inputs + self.outputs:
             names += [d for d in t.shape if d not in names]
         return tuple(names)
+
+    def target(self, impl: str) -> dict[str, float]:
+        """What the reference of `impl` must reach (benchmarks/tune_references.py)."""
+        return self.targets.get(impl, {})
+
+    def rate(self, ms: float, shape: dict, itemsize: int) -> float:
+        """GB/s (bytes) or TFLOP/s (flops) of one call that took `ms` milliseconds."""
+        return self.work_amount(shape, itemsize) / (ms * (1e6 if self.unit == "bytes" else 1e9))
+
+    @property
+    def rate_unit(self) -> str:
+        return "GB/s" if self.unit == "bytes" else "TFLOP/s"
 
     def grade_id(self, kind: str, impl: str) -> str:
         """The grade cell of `kind` ("test" or "perf") for `impl`."""
@@ -234,6 +248,29 @@ def _check_options(opts: dict, where: str) -> None:
                                 f"{', '.join(SPECIALS)}")
 
 
+def _targets(raw: dict, impls: dict, unit: str, where: str) -> dict[str, dict[str, float]]:
+    """`target = { torch = 0.9, cuda = { torch = 0.45 } }`: every implementation's reference
+    aims at the plain keys, and a key named after an implementation overrides them for it."""
+    known = {"torch"} if unit == "flops" else {"torch", "roof"}
+    words = "torch (ratio to torch)" + ("" if unit == "flops" else " and roof (of the copy roof)")
+
+    def values(table: dict, at: str) -> dict[str, float]:
+        if set(table) - known:
+            raise ManifestError(f"{where}: {at} {sorted(set(table) - known)}: known targets are "
+                                f"{words}" + (" (a compute-bound exercise has no copy roof)"
+                                              if unit == "flops" else ""))
+        return {k: float(v) for k, v in table.items()}
+
+    common = values({k: v for k, v in raw.items() if k not in IMPLS}, "perf.target")
+    own = {impl: raw[impl] for impl in IMPLS if impl in raw}
+    for impl, table in own.items():
+        if impl not in impls or not isinstance(table, dict):
+            raise ManifestError(f"{where}: perf.target.{impl} must be a table, for an "
+                                f"implementation the exercise has ({', '.join(impls)})")
+    return {impl: {**common, **values(own.get(impl, {}), f"perf.target.{impl}")}
+            for impl in impls}
+
+
 def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -> Exercise:
     name = _require(raw, "name", where)
     where = f"{where} exercise {name!r}"
@@ -289,22 +326,20 @@ def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -
     zero_below = float(perf.get("zero_below", 0.75 * bar))
     if not 0 < zero_below < bar:
         raise ManifestError(f"{where}: perf.zero_below ({zero_below}) must be in (0, bar={bar})")
-    target = {k: float(v) for k, v in perf.get("target", {}).items()}
-    if set(target) - {"torch", "roof"}:
-        raise ManifestError(f"{where}: perf.target {sorted(set(target) - {'torch', 'roof'})}: "
-                            "known targets are torch (ratio to torch) and roof (of the copy roof)")
+    unit = "flops" if "flops" in raw else "bytes"
+    targets = _targets(perf.get("target", {}), impls, unit, where)
     points = {k: float(v) for k, v in raw.get("points", {}).items()}
     known_points = {*impls, *(f"perf_{i}" for i in impls)}
     if set(points) - known_points:
         raise ManifestError(f"{where}: points {sorted(set(points) - known_points)} match no "
                             f"grade cell (known: {', '.join(sorted(known_points))})")
-    unit = "flops" if "flops" in raw else "bytes"
     return Exercise(
         lab_id=lab_id, name=name, oracle=_require(raw, "oracle", where),
-        baseline=raw.get("torch", raw["oracle"]), work=_require(raw, unit, where), unit=unit,
+        baseline=raw.get("torch", raw["oracle"]), baseline_name=raw.get("torch_name", "torch"),
+        work=_require(raw, unit, where), unit=unit,
         dtypes=dtypes, perf_dtypes=perf_dtypes, tolerances=tolerances, inputs=inputs,
         outputs=outputs, params=params, impls=impls, points=points, shapes=shapes, bar=bar,
-        zero_below=zero_below, target=target, allowed_ops=frozenset(raw.get("allowed_ops", ())),
+        zero_below=zero_below, targets=targets, allowed_ops=frozenset(raw.get("allowed_ops", ())),
         forbidden_calls=frozenset(raw.get("forbidden_calls", ())), single=single)
 
 

@@ -161,17 +161,19 @@ def check(lab_id: str, impl: str, launcher, suite: str = "public",
 
 def bench(lab_id: str, impl: str, launcher, graded: bool = False,
           exercise: str | None = None):
-    """Bandwidth of `launcher` on the GPU against torch, with a plot; on the CPU, says what it
-    would show and how to get it."""
+    """Bandwidth (or, for a compute-bound exercise, TFLOP/s) of `launcher` on the GPU against
+    torch, with a plot; on the CPU, says what it would show and how to get it."""
     __tracebackhide__ = True  # noqa: F841
     ex = _exercise(lab_id, launcher, exercise)
     if dev.resolve() != "gpu":
         if graded:
             raise CheckFailed(f"{ex.key} {impl} performance: not graded: needs a GPU")
         largest = ex.describe(ex.shapes["sweep"][-1]) if ex.shapes["sweep"] else "large sizes"
+        units = "from L2-resident sizes up to [{}], in GB/s and % of the copy roof" \
+            if ex.unit == "bytes" else "up to [{}], in TFLOP/s and as a multiple of its speed"
         print(f"{ex.key} {impl} performance: skipped: needs a GPU. On a GPU this cell times "
-              f"your kernel against torch from L2-resident sizes up to [{largest}], in GB/s and "
-              "% of the copy roof, with a plot (set one up with the README's conda route).")
+              f"your kernel against {ex.baseline_name} {units.format(largest)}, with a plot "
+              "(set one up with the README's conda route).")
         return None
     from grader import bench as timing
     from grader import plot
@@ -194,11 +196,19 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
         messages.append(Message(event="perf", suite="perf", index=index, dtype=dtype,
                                 times=times))
         rows.append(timing.summary(ex, shape, dtype, times, roof))
-    print(f"{ex.key} {impl} ({dtype}): copy roof {roof:.0f} GB/s")
+    if ex.unit == "bytes":
+        print(f"{ex.key} {impl} ({dtype}): copy roof {roof:.0f} GB/s")
+    else:
+        print(f"{ex.key} {impl} ({dtype}): compute-bound, TFLOP/s = {ex.work} / time")
     for row in rows:
-        print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.0f} GB/s  "
-              f"{row['roof_pct']:5.1f}% of roof  torch {row['torch_gbps']:7.0f} GB/s  "
-              f"{row['student_ms']:.3f} ms")
+        if ex.unit == "bytes":
+            print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.0f} GB/s  "
+                  f"{row['roof_pct']:5.1f}% of roof  torch {row['torch_gbps']:7.0f} GB/s  "
+                  f"{row['student_ms']:.3f} ms")
+        else:
+            print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.1f} TFLOP/s  "
+                  f"{row['x_torch']:.2f}x {ex.baseline_name} ({row['torch_gbps']:.1f} TFLOP/s)  "
+                  f"{row['student_ms']:.3f} ms")
     if not graded:
         try:
             from IPython.display import Image, display

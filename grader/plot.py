@@ -9,20 +9,21 @@ from grader.manifest import Exercise
 
 def sweep(ex: Exercise, impl: str, rows: list[dict], roof: float | None, out_dir: Path,
           label: str = "yours") -> Path:
-    """GB/s against size for the student's kernel, the reference and torch, with the roof."""
+    """GB/s against size for the student's kernel, the reference and torch, with the roof (or
+    TFLOP/s against FLOPs for a compute-bound exercise, torch being its vendor library)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     size = [r["work"] / 2**20 for r in rows]
-    unit = "GB/s" if ex.unit == "bytes" else "TFLOP/s"
+    unit = ex.rate_unit
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(size, [r["gbps"] for r in rows], "o-", label=f"{label} ({impl})")
     if any(r.get("reference_ms") != r.get("student_ms") for r in rows):
         ax.plot(size, [r["reference_gbps"] for r in rows], "s--", label="reference")
     if all("torch_gbps" in r for r in rows):
-        ax.plot(size, [r["torch_gbps"] for r in rows], "^:", label="torch")
+        ax.plot(size, [r["torch_gbps"] for r in rows], "^:", label=ex.baseline_name)
     if roof and ex.unit == "bytes":
         ax.axhline(roof, color="gray", lw=1, label=f"copy roof {roof:.0f} GB/s")
         ax.set_ylim(0, roof * 1.1)
@@ -30,7 +31,8 @@ def sweep(ex: Exercise, impl: str, rows: list[dict], roof: float | None, out_dir
     ax.set_xticks(size, ["×".join(str(v) for v in ex.dims(r["shape"]).values()) for r in rows],
                   rotation=30, fontsize=8)
     ax.minorticks_off()
-    ax.set_xlabel(f"size ({' × '.join(ex.dim_names)}); log scale of {ex.unit} moved")
+    moved = "bytes moved" if ex.unit == "bytes" else "FLOPs"
+    ax.set_xlabel(f"size ({' × '.join(ex.dim_names)}); log scale of {moved}")
     ax.set_ylabel(unit)
     dtype = rows[0].get("dtype", "") if rows else ""
     ax.set_title(f"{ex.key} — {impl}{f' ({dtype})' if dtype else ''}")

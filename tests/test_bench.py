@@ -131,3 +131,22 @@ def test_partial_credit_is_linear_between_zero_below_and_the_bar():
     assert perf.score(decide(message(1.0, 0.70)), 2) == 1
     assert perf.score(decide(message(1.0, 0.55)), 2) == 0
     assert perf.score(decide(message(0.8, 0.8, refused=["fail", "differs"])), 2) == 0
+
+
+def test_a_compute_bound_exercise_reports_tflops_and_its_torch():
+    """flops instead of bytes: TFLOP/s, no copy roof and no physics floor from it; the torch
+    timed beside the reference (a vendor library, named by the manifest) gives "x torch"."""
+    import dataclasses
+
+    ex = dataclasses.replace(EX, work="2 * n * n * n", unit="flops", baseline_name="a library")
+    m = Message(event="perf", suite="perf", index=0, dtype="float32",
+                times={"student": [2.0] * 5, "reference": [1.6] * 5, "torch": [1.5] * 5})
+    verdict = perf.decide(ex, "cuda", "float32", [m], ROOF)
+    tflops = 2 * 2**84 / 2e9  # the perf shape's n = 2^28; 2 ms
+    assert verdict.status == "pass" and verdict.perf["gbps"] == pytest.approx(tflops)
+    assert verdict.perf["roof_pct"] is None and verdict.perf["x_torch"] == pytest.approx(0.75)
+    assert verdict.reason.endswith(f"{tflops:.1f} TFLOP/s, 0.75x a library"), verdict.reason
+    assert "roof" not in verdict.reason
+    fast = Message(event="perf", suite="perf", index=0, dtype="float32",
+                   times={"student": [1e-9] * 5, "reference": [1.6] * 5})
+    assert perf.decide(ex, "cuda", "float32", [fast], ROOF).status == "pass"  # no byte floor

@@ -1,5 +1,6 @@
 """Triton under the interpreter (CPU), as the grader patches it: libdevice's numpy versions give
-what torch gives and refuse what a GPU refuses; a scalar comparison is a mask."""
+what torch gives and refuse what a GPU refuses; a scalar comparison is a mask; a float32 tl.dot
+is TF32 unless its input_precision says otherwise."""
 
 from __future__ import annotations
 
@@ -63,6 +64,27 @@ xf[:4] = torch.tensor([1.9577, float("nan"), float("inf"), -0.0])
 ob = torch.empty(1000, dtype=torch.bfloat16)
 to_bf16[(1,)](xf, ob, 1000, BLOCK=1024)
 print("bf16 off", int((ob.view(torch.int16) != xf.to(torch.bfloat16).view(torch.int16)).sum()))
+
+@triton.jit
+def dot(a_ptr, b_ptr, c_ptr, PRECISION: tl.constexpr):
+    r = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * 32 + r[None, :])
+    c = tl.dot(a, b) if PRECISION == "default" else tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + r[:, None] * 32 + r[None, :], c)
+
+def tf32(t):  # what a GPU's tensor cores read of a float32: its top 19 bits
+    return (t.view(torch.int32) & ~0x1FFF).view(torch.float32)
+
+g = torch.Generator().manual_seed(2)
+a, b, c = torch.randn(32, 32, generator=g), torch.randn(32, 32, generator=g), torch.empty(32, 32)
+exact, cut = a.double() @ b.double(), tf32(a).double() @ tf32(b).double()
+for precision in ("default", "tf32", "ieee", "tf32x3"):
+    dot[(1,)](a, b, c, PRECISION=precision)
+    print("dot", precision, float((c - exact).abs().max()), float((c - cut).abs().max()))
+half = torch.empty(32, 32)
+dot[(1,)](a.half(), b.half(), half, PRECISION="default")
+print("dot fp16", float((half - a.half().double() @ b.half().double()).abs().max()))
 """
 
 
@@ -77,3 +99,15 @@ def test_libdevice_runs_under_the_interpreter():
         proc.stdout
     assert "rows 15" in proc.stdout, proc.stdout  # every element of 3 x 5 once, none past
     assert "bf16 off 0" in proc.stdout, proc.stdout  # rounded to nearest even, as torch and a GPU
+    dots = {line.split()[1]: [float(v) for v in line.split()[2:]]
+            for line in proc.stdout.splitlines() if line.startswith("dot")}
+    # tl.dot on float32 is TF32 unless told otherwise, as on a GPU: off from the float64 result
+    # by what TF32's 10 mantissa bits lose (about 1e-2 here), equal to the product of the
+    # TF32-cut inputs up to float32 rounding; "ieee" and "tf32x3" (the negative control) stay
+    # float32-accurate; float16 inputs (exact in TF32 too) are untouched.
+    for precision in ("default", "tf32"):
+        off, cut = dots[precision]
+        assert off > 2e-3 and cut < 1e-4, (precision, proc.stdout)
+    for precision in ("ieee", "tf32x3"):
+        assert dots[precision][0] < 1e-4, (precision, proc.stdout)
+    assert dots["fp16"][0] < 1e-4, proc.stdout

@@ -159,6 +159,44 @@ def test_a_bad_manifest_is_refused_with_the_reason(tmp_path, edit, message):
     assert message in str(info.value)
 
 
+COMPUTE = LAB_TOML.replace('bytes = "2 * n"', 'flops = "2 * n"\ntorch_name = "a library"')
+
+
+@pytest.mark.parametrize("target,want", [
+    ("{ torch = 0.9 }", {"triton": {"torch": 0.9}, "cuda": {"torch": 0.9}}),
+    ("{ torch = 0.9, cuda = { torch = 0.45 } }", {"triton": {"torch": 0.9},
+                                                  "cuda": {"torch": 0.45}}),
+])
+def test_perf_targets_per_implementation(tmp_path, target, want):
+    """A key named after an implementation overrides the plain keys for its reference; a
+    compute-bound exercise (flops) reports in TFLOP/s and names its torch."""
+    text = COMPUTE.replace("[exercise.cuda]", f"[exercise.perf]\ntarget = {target}\n"
+                           "[exercise.triton]\nlauncher = \"bytes_copy_triton\"\n"
+                           "kernel = \"bytes_copy_kernel\"\ncells = [\"bytes_copy_triton\"]\n"
+                           "[exercise.cuda]")
+    total, copy = load(tmp_path, text).exercises
+    assert {impl: copy.target(impl) for impl in copy.impls} == want
+    assert copy.unit == "flops" and copy.rate_unit == "TFLOP/s" and \
+        copy.baseline_name == "a library"
+    assert copy.rate(2.0, {"n": 10**9}, 1) == pytest.approx(1.0)  # 2e9 FLOPs in 2 ms: 1 TFLOP/s
+    assert total.baseline_name == "torch" and total.rate(1.0, {"n_rows": 1000, "n_cols": 1000},
+                                                         2) == pytest.approx(2.000004)
+
+
+@pytest.mark.parametrize("target,message", [
+    ("{ roof = 0.9 }", "a compute-bound exercise has no copy roof"),
+    ("{ torch = 0.9, cuda = 0.45 }", "perf.target.cuda must be a table"),
+    ("{ triton = { torch = 0.9 } }", "for an implementation the exercise has"),
+    ("{ cuda = { speed = 2 } }", "perf.target.cuda ['speed']"),
+])
+def test_a_bad_perf_target_is_refused(tmp_path, target, message):
+    text = COMPUTE.replace("[exercise.cuda]", f"[exercise.perf]\ntarget = {target}\n"
+                           "[exercise.cuda]")
+    with pytest.raises(manifest.ManifestError) as info:
+        load(tmp_path, text)
+    assert message in str(info.value)
+
+
 def test_special_values_are_planted(tmp_path):
     total, _ = load(tmp_path).exercises
     shape = {"n_rows": 5, "n_cols": 10, "x": {"specials": ["nan", "-inf", 7.5]}}

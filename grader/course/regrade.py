@@ -100,6 +100,8 @@ def perf_outputs(grade: Grade, points: float) -> list:
         for row in v.perf.get("rows", []):
             roof = (f", {row['roof_pct']:.0f}% of the {v.perf['roof_gbps']:.0f} GB/s copy roof"
                     if row.get("roof_pct") is not None else "")
+            if row.get("x_torch"):  # compute-bound: its torch (a vendor library) timed beside
+                roof += f", {row['x_torch']:.2f}x {v.perf.get('torch_name', 'torch')}"
             lines.append(
                 f"  [{_describe(grade, row['shape'], v.dtype)}] {row['gbps']:.0f} "
                 f"{'GB/s' if row.get('unit', 'bytes') == 'bytes' else 'TFLOP/s'}{roof}; "

@@ -1,0 +1,82 @@
+# impl: cuda
+# exercise: matmul_fp16
+# perf: yes
+# device: gpu
+# status: fail
+# reason: x the reference
+# (the notebook's Hint 1: WMMA with each fragment loaded straight from global memory, one warp
+#  per 16 x 16 tile of c. Every fragment of a is read by each of the n / 16 warps that need it,
+#  every fragment of b by m / 16: correct everywhere (64-bit offsets, a 1-D grid), and far
+#  below the shared-memory reference.)
+
+# %% nbgrader={"grade_id": "matmul_fp16_cu", "solution": true}
+MATMUL_FP16_CU = r"""
+#include <cuda_fp16.h>
+#include <mma.h>
+using namespace nvcuda;
+
+// One warp per 16 x 16 tile of c (4 warps per block, a 16 x 64 strip), fragments loaded
+// straight from global memory: no shared memory, no reuse beyond what the caches keep.
+extern "C" __global__ void matmul_fp16_kernel(const __half *__restrict__ a,
+                                              const __half *__restrict__ b,
+                                              __half *__restrict__ c, int m, int n, int k,
+                                              int stride_am, int stride_bk)
+{
+    __shared__ __align__(32) float scratch[4][16 * 16];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int strips_n = (n + 63) / 64;
+    const long long row = (long long)(blockIdx.x / strips_n) * 16;
+    const int col = blockIdx.x % strips_n * 64 + warp * 16;
+    if (col >= n) return;  // the whole warp: its tile is past c
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    for (int k0 = 0; k0 < k; k0 += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;
+        wmma::load_matrix_sync(fa, a + row * stride_am + k0, stride_am);
+        wmma::load_matrix_sync(fb, b + (long long)k0 * stride_bk + col, stride_bk);
+        wmma::mma_sync(acc, fa, fb, acc);
+    }
+    wmma::store_matrix_sync(scratch[warp], acc, 16, wmma::mem_row_major);
+    __syncwarp();
+    for (int e = lane; e < 256; e += 32)
+        c[(row + e / 16) * n + col + e % 16] = __float2half_rn(scratch[warp][e]);
+}
+"""
+
+# %% nbgrader={"grade_id": "matmul_fp16_cuda", "solution": true}
+# <mma.h> is C++: the source says extern "C" itself (no_extern_c=True).
+matmul_fp16_kernel_cu = SourceModule(MATMUL_FP16_CU, no_extern_c=True).get_function(
+    "matmul_fp16_kernel")
+
+
+def matmul_fp16_cuda(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    """c = a @ b in float16 (float32 accumulation) with matmul_fp16_kernel_cu: WMMA, 8 warps
+    per 128 x 128 tile of c.
+
+    Kernel arguments as in matmul_fp32_cuda; block=(128, 1, 1), grid=(tiles, 1).
+    """
+    m, k = a.shape
+    assert b.shape[0] == k and c.shape == (m, b.shape[1]), \
+        f"shapes do not chain: a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)}"
+    n = b.shape[1]
+    for name, size in (("m", m), ("n", n), ("k", k)):
+        assert size % 16 == 0, f"{name} = {size} is not a multiple of 16 (the WMMA tile)"
+    assert a.stride(1) == 1 and b.stride(1) == 1 and c.is_contiguous(), \
+        f"rows must be contiguous: strides a {a.stride()}, b {b.stride()}, c {c.stride()}"
+    for name, t in (("a", a), ("b", b), ("c", c)):  # the kernel copies 16-byte pieces of rows
+        assert t.stride(0) % 8 == 0 and t.data_ptr() % 16 == 0, \
+            f"{name}'s rows must start on 16-byte boundaries: stride {t.stride(0)} elements"
+    tiles = (m // 16) * triton.cdiv(n, 64)  # a block per 16 x 64 strip of c
+    matmul_fp16_kernel_cu(
+        np.uintp(a.data_ptr()),
+        np.uintp(b.data_ptr()),
+        np.uintp(c.data_ptr()),
+        np.int32(m),
+        np.int32(n),
+        np.int32(k),
+        np.int32(a.stride(0)),
+        np.int32(b.stride(0)),
+        block=(128, 1, 1),
+        grid=(tiles, 1),
+    )
