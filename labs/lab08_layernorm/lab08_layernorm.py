@@ -341,8 +341,9 @@ __device__ __forceinline__ void layernorm(const T *__restrict__ x, const T *__re
     /// END SOLUTION
 }
 
-// One kernel per dtype; extern "C" keeps the names unmangled for get_function.
-extern "C" __global__ void layernorm_kernel_f32(
+// One kernel per dtype; extern "C" keeps the names unmangled for get_function. Up to 1024
+// threads per block (__launch_bounds__): the compiler keeps each thread within 64 registers.
+extern "C" __global__ void __launch_bounds__(1024) layernorm_kernel_f32(
     const float *__restrict__ x,  // input, n_rows x n_cols, rows stride_xr apart
     const float *__restrict__ w,  // weight, n_cols
     const float *__restrict__ b,  // bias, n_cols
@@ -355,7 +356,7 @@ extern "C" __global__ void layernorm_kernel_f32(
     layernorm(x, w, b, out, n_cols, stride_xr, eps, aligned != 0);
 }
 
-extern "C" __global__ void layernorm_kernel_bf16(
+extern "C" __global__ void __launch_bounds__(1024) layernorm_kernel_bf16(
     const __nv_bfloat16 *__restrict__ x,
     const __nv_bfloat16 *__restrict__ w,
     const __nv_bfloat16 *__restrict__ b,
@@ -674,7 +675,7 @@ __device__ __forceinline__ void rmsnorm(const T *__restrict__ x, const T *__rest
     /// END SOLUTION
 }
 
-extern "C" __global__ void rmsnorm_kernel_f32(
+extern "C" __global__ void __launch_bounds__(1024) rmsnorm_kernel_f32(
     const float *__restrict__ x,  // input, n_rows x n_cols, rows stride_xr apart
     const float *__restrict__ w,  // weight, n_cols
     float *__restrict__ out,      // output, n_rows x n_cols, contiguous
@@ -686,7 +687,7 @@ extern "C" __global__ void rmsnorm_kernel_f32(
     rmsnorm(x, w, out, n_cols, stride_xr, eps, aligned != 0);
 }
 
-extern "C" __global__ void rmsnorm_kernel_bf16(
+extern "C" __global__ void __launch_bounds__(1024) rmsnorm_kernel_bf16(
     const __nv_bfloat16 *__restrict__ x,
     const __nv_bfloat16 *__restrict__ w,
     __nv_bfloat16 *__restrict__ out,
@@ -971,9 +972,15 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 # Stage 1, `layernorm_backward<T>`: one block per group of rows, a row at a time. As in
 # exercise 1, thread `t` owns chunks `t, t + blockDim.x, …` of a row; it owns the **same**
 # columns in every row of the group, so its `dw` and `db` accumulators (`float dw[CHUNKS][PACK]`)
-# are its own: no shared memory, no atomics. `weight` is loaded once, before the loop. Two
-# `block_sum`s per row, then the row's `dx`. After the last row, each thread writes its
-# accumulators to row `blockIdx.x` of the partial buffers.
+# are its own: no shared memory, no atomics. Two `block_sum`s per row, then the row's `dx`.
+# After the last row, each thread writes its accumulators to row `blockIdx.x` of the partial
+# buffers.
+#
+# Registers set the limit here: a thread holds four arrays of `PER_THREAD` floats (`xhat` and
+# `g` of the current row, `dw` and `db`) where the forward held one, so the kernels allow at
+# most 512 threads per block (`__launch_bounds__(512)`: 128 registers each), and rows up to
+# `16 × 512 = 8192` columns (Llama 3 70B's hidden size). `weight` is re-read for every row:
+# from the cache, and it saves 16 registers.
 #
 # Stage 2, `column_sum_kernel`, runs on blocks of `32 × SUM_ROWS` threads: `threadIdx.x` picks
 # a column among 32 neighbours (a warp reads 128 contiguous bytes of a partial row), and the
@@ -985,7 +992,7 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 LAYERNORM_BACKWARD_CU = r"""
 #include <cuda_bf16.h>
 
-#define PER_THREAD 16  // row values each thread keeps in registers: rows up to 16 x 1024
+#define PER_THREAD 16  // row values per thread: rows up to 16 x 512 (see the kernels below)
 #define SUM_ROWS 8     // column_sum_kernel's blockDim.y: threads sharing a column
 
 // Given: as in exercise 1.
@@ -1061,10 +1068,9 @@ __device__ __forceinline__ void layernorm_backward(
     /// BEGIN SOLUTION
     constexpr int PACK = sizeof(uint4) / sizeof(T);
     constexpr int CHUNKS = PER_THREAD / PACK;
-    float wv[CHUNKS][PACK], dw[CHUNKS][PACK], db[CHUNKS][PACK];
+    float dw[CHUNKS][PACK], db[CHUNKS][PACK];  // this thread's columns, summed over the group
 #pragma unroll
     for (int k = 0; k < CHUNKS; ++k) {
-        load_chunk(w, (threadIdx.x + k * blockDim.x) * PACK, n_cols, aligned, wv[k]);
 #pragma unroll
         for (int j = 0; j < PACK; ++j) dw[k][j] = db[k][j] = 0.0f;
     }
@@ -1080,15 +1086,16 @@ __device__ __forceinline__ void layernorm_backward(
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int c = (threadIdx.x + k * blockDim.x) * PACK;
-            float xv[PACK];
+            float xv[PACK], wv[PACK];
             load_chunk(x_row, c, n_cols, aligned, xv);
             load_chunk(dy_row, c, n_cols, aligned, g[k]);  // dy for now; past the row: 0
+            load_chunk(w, c, n_cols, aligned, wv);  // every row: from cache, not registers
 #pragma unroll
             for (int j = 0; j < PACK; ++j) {
                 xhat[k][j] = (xv[j] - mu) * rs;
                 dw[k][j] += g[k][j] * xhat[k][j];
                 db[k][j] += g[k][j];
-                g[k][j] *= wv[k][j];  // g = dy * w: 0 past the row, where dy and w are 0
+                g[k][j] *= wv[j];  // g = dy * w: 0 past the row, where dy and w are 0
                 sum_g += g[k][j];
                 sum_gx += g[k][j] * xhat[k][j];
             }
@@ -1123,7 +1130,9 @@ __device__ __forceinline__ void layernorm_backward(
     /// END SOLUTION
 }
 
-extern "C" __global__ void layernorm_backward_kernel_f32(
+// At most 512 threads per block (__launch_bounds__): each thread holds four arrays of
+// PER_THREAD floats, and 512 threads x 128 registers fill an SM's 65536.
+extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_f32(
     const float *__restrict__ dy,     // gradient of the output, rows stride_dyr apart
     const float *__restrict__ x,      // the forward's input, rows stride_xr apart
     const float *__restrict__ mean,   // n_rows: saved by the forward
@@ -1143,7 +1152,7 @@ extern "C" __global__ void layernorm_backward_kernel_f32(
                        stride_dyr, stride_xr, rows_per_group, aligned != 0);
 }
 
-extern "C" __global__ void layernorm_backward_kernel_bf16(
+extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_bf16(
     const __nv_bfloat16 *__restrict__ dy,
     const __nv_bfloat16 *__restrict__ x,
     const float *__restrict__ mean,
@@ -1224,7 +1233,9 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
     assert mean.shape == rstd.shape == (n_rows,) and weight.shape == (n_cols,), \
         f"mean {tuple(mean.shape)}, rstd {tuple(rstd.shape)}, weight {tuple(weight.shape)}"
     per_thread = 16  # PER_THREAD in LAYERNORM_BACKWARD_CU
-    assert n_cols <= 1024 * per_thread, f"rows up to {1024 * per_thread} columns, got {n_cols}"
+    max_threads = 512  # the kernels' __launch_bounds__
+    assert n_cols <= max_threads * per_thread, \
+        f"rows up to {max_threads * per_thread} columns, got {n_cols}"
     threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
     rows_per_group = 32
     n_groups = triton.cdiv(n_rows, rows_per_group)

@@ -217,8 +217,12 @@ __device__ __forceinline__ void ln_bwd_scalar(
     }
 }
 
+// At most 256 threads per block (MAX_THREADS in layernorm_backward_cuda.py): a thread of the
+// vector kernels holds five arrays of VPT chunks and the next row's chunks; v4 in bfloat16
+// needs 246 registers, v8 in float32 255 (ptxas for sm_90; v8 in bfloat16 would spill, and
+// is not used).
 #define LN_BWD_KERNEL(SUFFIX, T, VARIANT, CALL)                                                \
-    extern "C" __global__ void ln_bwd_kernel_##SUFFIX##_##VARIANT(                             \
+    extern "C" __global__ void __launch_bounds__(256) ln_bwd_kernel_##SUFFIX##_##VARIANT(      \
         const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,     \
         const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,           \
         float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,            \
@@ -231,11 +235,11 @@ __device__ __forceinline__ void ln_bwd_scalar(
     LN_BWD_KERNEL(SUFFIX, T, v1, (ln_bwd_vec<T, 1>))           \
     LN_BWD_KERNEL(SUFFIX, T, v2, (ln_bwd_vec<T, 2>))           \
     LN_BWD_KERNEL(SUFFIX, T, v4, (ln_bwd_vec<T, 4>))           \
-    LN_BWD_KERNEL(SUFFIX, T, v8, (ln_bwd_vec<T, 8>))           \
     LN_BWD_KERNEL(SUFFIX, T, scalar, (ln_bwd_scalar<T>))
 
 LN_BWD_ALL(f32, float)
 LN_BWD_ALL(bf16, __nv_bfloat16)
+LN_BWD_KERNEL(f32, float, v8, (ln_bwd_vec<float, 8>))
 
 extern "C" __global__ void column_sum_kernel(const float *__restrict__ partial_dw,
                                              const float *__restrict__ partial_db,

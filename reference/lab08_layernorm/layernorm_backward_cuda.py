@@ -26,10 +26,11 @@ SOURCE = (Path(__file__).parent / "layernorm_backward.cu").read_text()
 ROWS_PER_GROUP = 32
 THREADS_TARGET = 128
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"ROWS_PER_GROUP": (16, 32, 64, 128), "THREADS_TARGET": (64, 128, 256, 512)}
-SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)
+TUNE = {"ROWS_PER_GROUP": (16, 32, 64, 128), "THREADS_TARGET": (64, 128, 256)}
+SCALAR_THREADS = 256  # the fallback: unaligned rows, or too long for MAX_THREADS x MAX_VPT
 SUM_ROWS = 16  # SUM_ROWS in layernorm_backward.cu: column_sum_kernel's blockDim.y
-MAX_THREADS = 1024
+MAX_THREADS = 256  # the vector kernels' __launch_bounds__ (layernorm_backward.cu)
+MAX_VPT = {torch.float32: 8, torch.bfloat16: 4}  # chunks per thread that fit the registers
 CHUNK_BYTES = 16
 SUFFIX = {torch.float32: "f32", torch.bfloat16: "bf16"}
 _module = SourceModule(SOURCE, no_extern_c=True)  # cuda_bf16.h is C++: kernels are extern "C"
@@ -43,11 +44,12 @@ def _kernel(dtype: torch.dtype, variant: str):
     return _kernels[dtype, variant]
 
 
-def plan(n_chunks: int) -> tuple[int, int] | None:
-    """(chunks per thread, threads per block) for a row of n_chunks chunks; None when too long."""
+def plan(n_chunks: int, max_vpt: int) -> tuple[int, int] | None:
+    """(chunks per thread, threads per block) for a row of n_chunks chunks; None when too long
+    for MAX_THREADS threads of max_vpt chunks."""
     target = THREADS_TARGET  # read per call: benchmarks/tune_references.py sets it
     vpt = 1
-    while vpt < 8 and n_chunks > target * vpt:
+    while vpt < max_vpt and n_chunks > target * vpt:
         vpt *= 2
     threads = -(-n_chunks // vpt)
     if threads > MAX_THREADS:
@@ -67,7 +69,7 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
     aligned = (n_cols % per_chunk == 0 and x.stride(0) % per_chunk == 0
                and dy.stride(0) % per_chunk == 0
                and all(t.data_ptr() % CHUNK_BYTES == 0 for t in (dy, x, weight, dx)))
-    shape = plan(n_cols // per_chunk) if aligned else None
+    shape = plan(n_cols // per_chunk, MAX_VPT[x.dtype]) if aligned else None
     if shape is None:
         variant, threads = "scalar", SCALAR_THREADS
     else:

@@ -155,9 +155,11 @@ __device__ __forceinline__ void norm_scalar(const T *__restrict__ x, const T *__
 }
 
 // Kernels: norm_kernel_{layernorm,rmsnorm}_{f32,bf16}_{v1,v2,v4,v8,scalar}, all with the
-// arguments (x, w, b, out, n_cols, stride_xr, eps); RMSNorm ignores b.
+// arguments (x, w, b, out, n_cols, stride_xr, eps); RMSNorm ignores b. At most 512 threads
+// per block (MAX_THREADS in norm_cuda.py): 128 registers a thread, where v8 in bfloat16 needs
+// 92 (ptxas for sm_90).
 #define NORM_KERNEL(OP, RMS, SUFFIX, T, VARIANT, CALL)                                        \
-    extern "C" __global__ void norm_kernel_##OP##_##SUFFIX##_##VARIANT(                        \
+    extern "C" __global__ void __launch_bounds__(512) norm_kernel_##OP##_##SUFFIX##_##VARIANT( \
         const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ b,             \
         T *__restrict__ out, int n_cols, long long stride_xr, float eps)                       \
     {                                                                                          \

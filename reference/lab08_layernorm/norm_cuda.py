@@ -24,7 +24,7 @@ THREADS_TARGET = 128
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"THREADS_TARGET": (64, 128, 256, 512)}
 SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)
-MAX_THREADS = 1024
+MAX_THREADS = 512  # the kernels' __launch_bounds__; longer rows take the scalar kernel
 CHUNK_BYTES = 16
 SUFFIX = {torch.float32: "f32", torch.bfloat16: "bf16"}
 _module = SourceModule(SOURCE, no_extern_c=True)  # cuda_bf16.h is C++: kernels are extern "C"
@@ -40,7 +40,7 @@ def _kernel(op: str, dtype: torch.dtype, variant: str):
 
 def plan(n_chunks: int) -> tuple[int, int] | None:
     """(chunks per thread, threads per block) holding a row of n_chunks chunks; None when it
-    is too long for registers."""
+    is too long for MAX_THREADS threads of 8 chunks."""
     target = THREADS_TARGET  # read per call: benchmarks/tune_references.py sets it
     vpt = 1
     while vpt < 8 and n_chunks > target * vpt:
