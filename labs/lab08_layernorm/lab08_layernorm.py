@@ -158,7 +158,7 @@ def layernorm_kernel(
     var = tl.sum(d * d, axis=0) / n_cols  # biased: divided by n, as torch does
     rstd = tl.rsqrt(var + eps)
     w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)  # the same mask: weight has n_cols
-    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)  # and so has bias
     y = d * rstd * w + b
     tl.store(out_ptr + row * n_cols + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
     ### END SOLUTION
@@ -538,7 +538,7 @@ def rmsnorm_kernel(
     mask = cols < n_cols  # the block is wider than the row
     x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
     rstd = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)  # masked lanes add 0; divide by n
-    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)  # the same mask: weight has n_cols
     tl.store(out_ptr + row * n_cols + cols, (x * rstd * w).to(out_ptr.dtype.element_ty),
              mask=mask)
     ### END SOLUTION
@@ -870,7 +870,7 @@ def layernorm_backward_kernel(
     for row in range(first, last):
         x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
         dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0).to(tl.float32)
-        mean = tl.load(mean_ptr + row)  # scalars: the same for the whole row
+        mean = tl.load(mean_ptr + row)  # scalars for the whole row; row < n_rows: no mask
         rstd = tl.load(rstd_ptr + row)
         xhat = (x - mean) * rstd
         g = dy * w
@@ -1083,7 +1083,7 @@ __device__ __forceinline__ void layernorm_backward(
         const T *x_row = x + (size_t)row * stride_xr;  // 64-bit: can pass 2^31
         const T *dy_row = dy + (size_t)row * stride_dyr;
         T *dx_row = dx + (size_t)row * n_cols;
-        const float mu = mean[row], rs = rstd[row];  // the same for every thread of the block
+        const float mu = mean[row], rs = rstd[row];  // row < n_rows; the same for every thread
         float xhat[CHUNKS][PACK], g[CHUNKS][PACK];
         float sum_g = 0.0f, sum_gx = 0.0f;
 #pragma unroll
