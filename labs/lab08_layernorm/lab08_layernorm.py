@@ -1,0 +1,1350 @@
+# %% [markdown]
+# # Lab 08 — Layer norm and RMSNorm, in Triton and in CUDA C
+#
+# A transformer keeps, for every token, a vector of `n_cols` numbers (the hidden size: 4096 in
+# Llama 3 8B). Before each attention block and each MLP, and once more at the end, it
+# **normalises** that vector: it removes its scale, so that a layer receives inputs of the same
+# size however much the earlier layers have added to the residual stream, and then applies a
+# learned scale per feature. Without it, activations drift in magnitude from layer to layer
+# and training becomes fragile. Two forms are in use:
+#
+# | norm | per row `x` of `n_cols` values | parameters | used by |
+# |---|---|---|---|
+# | layer norm | `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias` | `weight`, `bias` | GPT-2, BERT, ViT, Whisper |
+# | RMSNorm | `x / sqrt(mean(x²) + eps) * weight` | `weight` | Llama, Mistral, Qwen, Gemma |
+#
+# `mean(x)` is the average of the row and `var(x) = mean((x - mean(x))²)` its **biased**
+# variance (divided by `n_cols`, not `n_cols - 1`: torch's `layer_norm` does so). `eps` (1e-5,
+# 1e-6) sits **inside** the square root: it keeps a row of (nearly) equal values from dividing
+# by zero. RMSNorm is layer norm without the centring: no mean to subtract, no bias to add,
+# one reduction instead of two, and models train as well with it.
+#
+# Here `x` is a `[n_rows, n_cols]` matrix (a row per token) in **float32 or bfloat16**;
+# `weight` and `bias` are vectors of `n_cols` in the same dtype, and the statistics are always
+# computed in float32.
+#
+# **What you will learn**
+# 1. **A reduction that feeds an element-wise pass.** A row's mean and variance are sums over
+#    the row; every output element needs them. One program (Triton) or one block of threads
+#    (CUDA) per row reads the row **once** into registers, reduces it, and writes the result:
+#    the minimum traffic, one read of `x` and one write of `out`.
+# 2. **Mean and variance in float32, and how not to lose them.** Two passes over a row held in
+#    registers, or Welford's running update; why the one-pass `E[x²] - E[x]²` cancels.
+# 3. **Rows longer than a block**: each CUDA thread keeps several columns, a Triton block is
+#    as wide as the row; what a kernel does when the row does not fit at all.
+# 4. **bfloat16 in, float32 math, one rounding out**, with 16-byte accesses in CUDA C.
+# 5. **The backward pass** (the challenge exercise): `dx` is a row reduction again, but `dw`
+#    and `db` sum over *rows*, across all the programs: partial sums per group of rows, then a
+#    second kernel, and why not one `atomicAdd` per row.
+#
+# | idea | Triton | CUDA C |
+# |---|---|---|
+# | a row per worker | `row = tl.program_id(0)`; the whole row in one block, `BLOCK_SIZE = triton.next_power_of_2(n_cols)` | `row = blockIdx.x`; the block's threads share the row: thread `t` keeps chunks `t, t + blockDim.x, …` in a small register array |
+# | padded rows | `x_ptr + row * stride_xr + cols` | `x + (size_t)row * stride_xr` |
+# | 64-bit offsets | `tl.program_id(0).to(tl.int64)` before `row * stride_xr` | `(size_t)row * stride_xr` |
+# | the columns past `n_cols` | `tl.load(..., mask=cols < n_cols, other=0.0)`: they add 0 to a sum, but `x - mean` is `-mean` there, so zero them again with `tl.where(mask, x - mean, 0.0)` before squaring | the same: the given `load_chunk` reads them as 0; set `x - mean` to 0 past the row |
+# | a sum over the row | `tl.sum(x, axis=0)`: a scalar | each thread adds its own values; `block_sum` adds the threads: warp shuffles (`__shfl_xor_sync`), one value per warp through `__shared__` memory, `__syncthreads()` |
+# | `1 / sqrt(v)` | `tl.rsqrt(v)` | `rsqrtf(v)` |
+# | bfloat16 in, float32 math | `tl.load(...).to(tl.float32)`; `.to(out_ptr.dtype.element_ty)` at the store (the CPU interpreter cannot compute in bfloat16 at all) | given: `to_float(v)`, `from_float<T>(y)`, and `load_chunk` / `store_chunk`, which move 16 bytes at a time where the row allows it |
+# | a scalar parameter | `eps`: a Python float argument arrives as float32 | `float eps`: pass `np.float32(eps)` |
+# | sums over rows (backward) | each program accumulates its group's rows in a `[BLOCK_SIZE]` float32 tensor, stores it as one row of a partial buffer; a second kernel adds the rows of that buffer | each thread accumulates its own columns over the group's rows in registers; a second kernel adds the partial rows |
+#
+# **What you write**, for each of three exercises: a Triton kernel and its launcher, a CUDA C
+# source string and its launcher. Launchers receive the outputs already allocated, and `eps`
+# after them: `layernorm_triton(x, weight, bias, out, eps)`.
+# 1. `layernorm`: the layer-norm forward.
+# 2. `rmsnorm`: RMSNorm, `rmsnorm_triton(x, weight, out, eps)`.
+# 3. `layernorm_backward` (challenge, its own points):
+#    `layernorm_backward_triton(dy, x, mean, rstd, weight, dx, dw, db)`.
+#
+# **How you are graded**: correctness on many shapes you do not see (one element, one row,
+# tails, rows of 5000 columns, padded and misaligned rows, tiny variances where `eps`
+# matters), fresh random inputs every time, compared with a float64 computation; on a GPU, the
+# bandwidth of each kernel against a reference kernel. Without a GPU, Triton runs in its
+# interpreter and CUDA C on the CPU: correctness only.
+#
+# **Precision.** A result passes when `|got - expected| <= atol + rtol * |expected|`, against a
+# float64 computation. Forward, float32: `atol = rtol = 5e-6`; a float32 kernel is off by
+# 4e-7 at most on these shapes (sums of a few thousand float32 terms, an `rsqrt` good to a few
+# units in the last place). bfloat16: `rtol = 8e-3`, one bfloat16 unit in the last place;
+# rounding once costs half of that. Statistics accumulated in bfloat16 do not pass: with 8
+# significant bits, a running sum above 256 no longer changes when you add a value below 1.
+# The backward's `dw` and `db` are sums over rows, whose float32 rounding error grows with the
+# number of rows whatever the size of the result: there `atol = 1e-4`.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The lab's runtime comes first: without a GPU it switches Triton to its interpreter, which must
+# happen before triton is imported (it also repairs an earlier import, but why rely on that).
+from grader.notebook import SourceModule, bench, check
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+LAB = "lab08_layernorm"
+
+# %% [markdown]
+# ## Exercise 1 — Layer norm
+#
+# For each row `r` of `x` (`n_cols` values; rows `x.stride(0)` elements apart, which can be
+# more than `n_cols`):
+#
+# ```
+# mean = sum(x[r, :]) / n_cols
+# var  = sum((x[r, :] - mean)²) / n_cols
+# rstd = 1 / sqrt(var + eps)
+# out[r, c] = (x[r, c] - mean) * rstd * weight[c] + bias[c]
+# ```
+#
+# `out` is contiguous, in `x`'s dtype.
+#
+# ### Mean and variance: one pass or two?
+#
+# The formula above reads the row twice: once for the mean, once for the squared deviations.
+# From memory that would cost a second read of `x`, but a row of a few thousand values fits
+# in the registers of one program or block: load it once, and both passes run over registers,
+# for arithmetic only. That is what the reference kernels do, and what this lab asks for.
+#
+# The classic one-pass shortcut, `var = sum(x²) / n - mean²`, subtracts two large numbers to
+# get a small one. In float32 (24 significant bits) it loses `log2(mean² / var)` of those
+# bits: a row with mean 100 and standard deviation 0.3 keeps about 7 of them, and one with
+# mean 1000 none at all (the "variance" can even come out negative). Activations with a large
+# common offset do occur (a few features of a deep model's residual stream grow far larger
+# than the rest). The tests here use centred data, where the shortcut survives; do not rely
+# on it.
+# **Welford's method** updates a running mean and sum of squared deviations one value (or
+# one chunk) at a time and has no such cancellation; it is how a kernel that cannot hold the
+# row, and must stream it, computes the statistics in one pass.
+#
+# ### Why a kernel of your own beats torch
+#
+# Written as torch operations, `(x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1,
+# unbiased=False, keepdim=True) + eps) * weight + bias` launches a kernel per operation and
+# sends every intermediate `[n_rows, n_cols]` tensor to memory and back: ten passes over the
+# whole matrix (six reads, four writes) where a fused kernel makes two, one read of `x` and one
+# write of `out`. A memory-bound kernel's time is its traffic, so that is up to five times
+# faster. `torch.nn.functional.layer_norm` is one fused kernel already, written for every
+# shape, dtype and layout torch supports; a kernel specialised to this one (contiguous
+# columns, a row at a time in registers, 16-byte accesses) can still beat it. The GB/s of
+# torch, the reference and the solution at this lab's sizes come from the H200 run; the lead
+# fills them in here.
+#
+# ### Triton
+#
+# One program per row, the whole row in one block: `BLOCK_SIZE` is the next power of two at
+# or above `n_cols`, and the columns past `n_cols` are masked. Load, widen to float32, reduce
+# twice, normalise, scale and shift, round once, store.
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def layernorm_kernel(
+    x_ptr,  # input, n_rows x n_cols, rows stride_xr apart
+    w_ptr,  # weight, n_cols
+    b_ptr,  # bias, n_cols
+    out_ptr,  # output, n_rows x n_cols, contiguous
+    n_cols,  # columns per row: the normalised dimension
+    stride_xr,  # elements between the starts of two rows of x
+    eps,  # added to the variance, inside the square root
+    BLOCK_SIZE: tl.constexpr,  # a power of two >= n_cols: the whole row in one block
+):
+    ### BEGIN SOLUTION
+    row = tl.program_id(0).to(tl.int64)  # row * stride_xr can pass 2^31 on large inputs
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols  # the block is wider than the row
+    x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / n_cols  # the masked lanes add 0
+    d = tl.where(mask, x - mean, 0.0)  # masked lanes hold -mean: zero them before squaring
+    var = tl.sum(d * d, axis=0) / n_cols  # biased: divided by n, as torch does
+    rstd = tl.rsqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)  # the same mask: weight has n_cols
+    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)  # and so has bias
+    y = d * rstd * w + b
+    tl.store(out_ptr + row * n_cols + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
+    ### END SOLUTION
+
+
+def layernorm_triton(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                     out: torch.Tensor, eps: float) -> None:
+    """out = layer_norm(x) over each row, one program per row."""
+    ### BEGIN SOLUTION
+    assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
+    n_rows, n_cols = x.shape
+    assert weight.shape == bias.shape == (n_cols,), \
+        f"weight {tuple(weight.shape)}, bias {tuple(bias.shape)}: expected ({n_cols},)"
+    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    # More warps for longer rows: each thread then holds at most 32 values of the row.
+    num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)
+    layernorm_kernel[(n_rows,)](x, weight, bias, out, n_cols, x.stride(0), eps,
+                                BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — start from lab 07</summary>
+#
+# The row softmax of lab 07 has this kernel's shape: a program id for the row, offsets and a
+# mask for the columns, a masked load, reductions with `tl.sum`, a masked store. Here the
+# masked load uses `other=0.0` (a zero adds nothing to a sum), and there are two reductions
+# (the mean, then the variance) where softmax had a max and a sum.
+# </details>
+#
+# <details><summary>Hint 2 — the variance's trap</summary>
+#
+# After `mean = tl.sum(x, axis=0) / n_cols`, the masked lanes of `x - mean` hold `-mean`, not
+# 0: squared and summed they add `(BLOCK_SIZE - n_cols) * mean²` to the variance. Wrap the
+# difference in `tl.where(mask, x - mean, 0.0)` and keep that for the output too. Divide by
+# `n_cols`, never by `BLOCK_SIZE`.
+# </details>
+#
+# <details><summary>Hint 3 — the launcher</summary>
+#
+# `grid = (n_rows,)`, `BLOCK_SIZE = triton.next_power_of_2(n_cols)`, and pass `x.stride(0)`
+# as `stride_xr` (never assume `n_cols`). A block of 8192 float32 on 4 warps is 64 values per
+# thread: give long rows more warps, `num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)`.
+# </details>
+#
+# ### CUDA C
+#
+# One block per row. A block has at most 1024 threads and a row may be longer, so each
+# thread keeps `PER_THREAD = 16` values of its row in registers (rows up to 16384 columns):
+# the row is cut into **chunks** of 16 bytes, `PACK = 16 / sizeof(T)` elements (4 floats or 8
+# bfloat16), and thread `t` owns chunks `t`, `t + blockDim.x`, `t + 2 * blockDim.x`, … (its
+# neighbours own the neighbouring chunks: a warp reads 512 contiguous bytes at once).
+#
+# Given, at the top of the source: `to_float` / `from_float<T>`, and `load_chunk(p, c, n, vec,
+# v)`, which reads the chunk starting at column `c` of the row at `p` into the floats `v[0 …
+# PACK-1]`: as one 16-byte load when `vec` is set (the launcher sets `aligned` when every row
+# of every tensor starts on a 16-byte boundary), element by element otherwise, with the
+# elements at or past `n` read as 0. `store_chunk` writes a chunk back, never past `n`.
+#
+# You write `block_sum(v)`: the sum of `v` over all the threads of the block, returned to every
+# thread (as lab 07's `block_reduce`, a sum only); and the body of the template `layernorm<T>`,
+# which the two kernels `layernorm_kernel_f32` and `layernorm_kernel_bf16` call.
+# `<cuda_bf16.h>` is C++, so the cell compiles with `no_extern_c=True` and the kernels say
+# `extern "C"` themselves.
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_cu", "locked": false, "schema_version": 3, "solution": true}
+LAYERNORM_CU = r"""
+#include <cuda_bf16.h>  // __nv_bfloat16 and its conversions
+
+#define PER_THREAD 16  // row values each thread keeps in registers: rows up to 16 x 1024
+
+// Given: to_float widens one element, from_float<T> rounds a float to T (to nearest even).
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+// Given: the chunk of PACK = 16 / sizeof(T) elements p[c] ... p[c + PACK - 1], widened into
+// v[0 .. PACK - 1]. With vec (p + c 16-byte aligned) a whole chunk is one 16-byte load; else,
+// and for a partial chunk at the end of the row, one element at a time, those at or past n
+// read as 0.
+template <class T>
+__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
+        const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+    }
+}
+
+// Given: v[0 .. PACK - 1] rounded to T into p[c] ... p[c + PACK - 1], none at or past n.
+template <class T>
+__device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        uint4 raw;
+        T *e = reinterpret_cast<T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+        *reinterpret_cast<uint4 *>(p + c) = raw;
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) p[c + j] = from_float<T>(v[j]);
+        }
+    }
+}
+
+// The sum of v over the block's threads, returned to every thread. blockDim.x is a multiple
+// of 32: every warp is whole, so a full shuffle mask names only lanes that exist.
+__device__ float block_sum(float v)
+{
+    /// BEGIN SOLUTION
+    __shared__ float per_warp[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane == 0) per_warp[warp] = v;
+    __syncthreads();  // every warp's sum is in shared memory before anyone reads it
+    v = lane < blockDim.x / 32 ? per_warp[lane] : 0.0f;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    __syncthreads();  // everyone has read per_warp before the next block_sum writes it
+    /// END SOLUTION
+    return v;
+}
+
+// Row blockIdx.x of out = layer_norm(row blockIdx.x of x); T is float or __nv_bfloat16.
+template <class T>
+__device__ __forceinline__ void layernorm(const T *__restrict__ x, const T *__restrict__ w,
+                                          const T *__restrict__ b, T *__restrict__ out,
+                                          int n_cols, int stride_xr, float eps, bool aligned)
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per chunk: 4 or 8
+    constexpr int CHUNKS = PER_THREAD / PACK;        // chunks per thread
+    const T *row_in = x + (size_t)blockIdx.x * stride_xr;  // 64-bit: can pass 2^31
+    T *row_out = out + (size_t)blockIdx.x * n_cols;
+    float v[CHUNKS][PACK];  // this thread's part of the row: read once, kept in registers
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;  // first column of the chunk
+        load_chunk(row_in, c, n_cols, aligned, v[k]);  // past the row: zeros
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) sum += v[k][j];
+    }
+    const float mean = block_sum(sum) / n_cols;
+    float sq = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) {
+            v[k][j] = c + j < n_cols ? v[k][j] - mean : 0.0f;  // past the row: 0, not -mean
+            sq += v[k][j] * v[k][j];
+        }
+    }
+    const float rstd = rsqrtf(block_sum(sq) / n_cols + eps);  // biased variance, eps inside
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;
+        if (c < n_cols) {  // chunks wholly past the row have nothing to write
+            float wv[PACK], bv[PACK];
+            load_chunk(w, c, n_cols, aligned, wv);
+            load_chunk(b, c, n_cols, aligned, bv);
+#pragma unroll
+            for (int j = 0; j < PACK; ++j) v[k][j] = v[k][j] * rstd * wv[j] + bv[j];
+            store_chunk(row_out, c, n_cols, aligned, v[k]);
+        }
+    }
+    /// END SOLUTION
+}
+
+// One kernel per dtype; extern "C" keeps the names unmangled for get_function. Up to 1024
+// threads per block (__launch_bounds__): the compiler keeps each thread within 64 registers.
+extern "C" __global__ void __launch_bounds__(1024) layernorm_kernel_f32(
+    const float *__restrict__ x,  // input, n_rows x n_cols, rows stride_xr apart
+    const float *__restrict__ w,  // weight, n_cols
+    const float *__restrict__ b,  // bias, n_cols
+    float *__restrict__ out,      // output, n_rows x n_cols, contiguous
+    int n_cols,                   // columns per row
+    int stride_xr,                // elements between the starts of two rows of x
+    float eps,                    // added to the variance, inside the square root
+    int aligned)                  // 1: every row of x and out, w and b start 16-byte aligned
+{
+    layernorm(x, w, b, out, n_cols, stride_xr, eps, aligned != 0);
+}
+
+extern "C" __global__ void __launch_bounds__(1024) layernorm_kernel_bf16(
+    const __nv_bfloat16 *__restrict__ x,
+    const __nv_bfloat16 *__restrict__ w,
+    const __nv_bfloat16 *__restrict__ b,
+    __nv_bfloat16 *__restrict__ out,
+    int n_cols,
+    int stride_xr,
+    float eps,
+    int aligned)
+{
+    layernorm(x, w, b, out, n_cols, stride_xr, eps, aligned != 0);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_cuda", "locked": false, "schema_version": 3, "solution": true}
+# Compiled once, when this cell runs: a compile error shows up here, with your line numbers.
+layernorm_module_cu = SourceModule(LAYERNORM_CU, no_extern_c=True)
+layernorm_kernels_cu = {
+    torch.float32: layernorm_module_cu.get_function("layernorm_kernel_f32"),
+    torch.bfloat16: layernorm_module_cu.get_function("layernorm_kernel_bf16"),
+}
+
+
+def layernorm_cuda(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                   out: torch.Tensor, eps: float) -> None:
+    """out = layer_norm(x) over each row with layernorm_kernels_cu[x.dtype], a block per row.
+
+    Kernel arguments: the four tensors as np.uintp(t.data_ptr()), n_cols and x.stride(0) as
+    np.int32, eps as np.float32, the aligned flag as np.int32; then block=(threads, 1, 1) and
+    grid=(n_rows, 1).
+    """
+    ### BEGIN SOLUTION
+    assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
+    n_rows, n_cols = x.shape
+    per_thread = 16  # PER_THREAD in LAYERNORM_CU
+    assert n_cols <= 1024 * per_thread, f"rows up to {1024 * per_thread} columns, got {n_cols}"
+    # Enough threads for the row, a power of two, at least one whole warp.
+    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
+    # 16-byte chunks need every row of every tensor to start on a 16-byte boundary: aligned
+    # bases, and row lengths (x's stride, out's n_cols) that are whole chunks.
+    pack = 16 // x.element_size()
+    aligned = (all(t.data_ptr() % 16 == 0 for t in (x, weight, bias, out))
+               and x.stride(0) % pack == 0 and n_cols % pack == 0)
+    layernorm_kernels_cu[x.dtype](
+        np.uintp(x.data_ptr()),
+        np.uintp(weight.data_ptr()),
+        np.uintp(bias.data_ptr()),
+        np.uintp(out.data_ptr()),
+        np.int32(n_cols),
+        np.int32(x.stride(0)),
+        np.float32(eps),
+        np.int32(aligned),
+        block=(threads, 1, 1),
+        grid=(n_rows, 1),
+    )
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — block_sum</summary>
+#
+# Two steps, as lab 07's `block_reduce`. Inside each warp, five `__shfl_xor_sync(0xffffffffu,
+# v, offset)` with offsets 16, 8, 4, 2, 1 leave the warp's sum in every lane. Lane 0 of each
+# warp writes it to `__shared__ float per_warp[32]`; after a `__syncthreads()`, every warp
+# reads `per_warp[lane]` (0 for `lane >= blockDim.x / 32`) and shuffles again. End with a
+# second `__syncthreads()`: `layernorm` calls `block_sum` twice, and the second call must not
+# overwrite `per_warp` while a slow warp is still reading the first.
+# </details>
+#
+# <details><summary>Hint 2 — the chunks of a thread</summary>
+#
+# `float v[CHUNKS][PACK]` with `PACK = sizeof(uint4) / sizeof(T)` and
+# `CHUNKS = PER_THREAD / PACK`. Chunk `k` of the thread starts at column
+# `c = (threadIdx.x + k * blockDim.x) * PACK`; `load_chunk(row_in, c, n_cols, aligned, v[k])`
+# fills `v[k]`. Loops over `k` and `j` with `#pragma unroll` index the array by constants,
+# so it stays in registers. Sum, `block_sum`, divide by `n_cols`: the mean.
+# </details>
+#
+# <details><summary>Hint 3 — the second pass and the output</summary>
+#
+# Replace each `v[k][j]` by `v[k][j] - mean`, or by 0 where `c + j >= n_cols`; sum the
+# squares; `rstd = rsqrtf(block_sum(sq) / n_cols + eps)`. Then, for each chunk with
+# `c < n_cols`: load the chunks of `w` and `b` at the same `c`, compute `v * rstd * w + b`,
+# `store_chunk` into the row of `out`. The launcher: `threads = max(32,
+# next_power_of_2(cdiv(n_cols, 16)))`, `grid=(n_rows, 1)`, and `aligned` only when all four
+# `data_ptr()`s are multiples of 16 and both `x.stride(0)` and `n_cols` are multiples of `PACK`.
+# </details>
+
+# %% [markdown]
+# ### Check your work
+#
+# One element, a tail after 128 columns, rows of 5000 columns, padded rows, and rows scaled by
+# 1e-3, whose variance (1e-6) is smaller than `eps`: `sqrt(var) + eps` instead of
+# `sqrt(var + eps)` is wrong by a factor of 3 there.
+
+# %% nbgrader={"grade": true, "grade_id": "test_layernorm_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", layernorm_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", layernorm_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_layernorm_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", layernorm_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", layernorm_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### How fast?
+#
+# On a GPU, `bench` times your launchers against `torch.nn.functional.layer_norm` from 512 to
+# 16384 columns (16384 rows), in GB/s of the minimum traffic (`x` read once, `out` written
+# once, `weight` and `bias` once) and % of the copy roof; without a GPU it says "skipped:
+# needs a GPU".
+
+# %% nbgrader={"grade": true, "grade_id": "perf_layernorm_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", layernorm_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", layernorm_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_layernorm_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", layernorm_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", layernorm_cuda, graded=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Rows longer than a block
+#
+# Both kernels hold a whole row in registers, and that has a limit: the register file. A
+# Triton block of 16384 float32 on 16 warps is 32 values per thread; the CUDA kernel above
+# stops at `16 × 1024` columns. Rows of normalised activations rarely exceed that (16384 is
+# Llama 3 405B's hidden size), but a kernel for any length must **loop over the row in
+# chunks**, and then it cannot keep what it read:
+#
+# - **Three passes** (mean; variance around it; normalise and write): `x` is read three
+#   times. A row of tens of KiB stays in the L2 cache (50 MB on an H100, 60 MB on an H200)
+#   between the passes if not too many rows are in flight, so the second and third reads are
+#   cheaper than the first, but not free.
+# - **Two passes**: accumulate the statistics of all chunks in one loop (Welford: each chunk's
+#   count, mean and sum of squared deviations, merged into the running ones; never the raw sum
+#   of squares), then normalise in a second loop. One extra read of `x`, from L2.
+#
+# Keeping the row in registers (or in shared memory, for rows up to a few tens of KiB) reads it
+# once. A kernel that simply stops at its block size, handling the first `BLOCK_SIZE`
+# columns and silently dropping the rest, is the mistake to avoid: the tests' 5000-column rows
+# are longer than 1024 threads and longer than a Triton block of 4096.
+
+# %% [markdown]
+# ## Exercise 2 — RMSNorm
+#
+# ```
+# rstd = 1 / sqrt(sum(x[r, :]²) / n_cols + eps)
+# out[r, c] = x[r, c] * rstd * weight[c]
+# ```
+#
+# No mean, no bias: one reduction. `eps` defaults to 1e-6 here (Llama's). The layout is
+# exercise 1's: rows `x.stride(0)` apart, `out` contiguous, float32 or bfloat16.
+#
+# ### Triton
+
+# %% nbgrader={"grade": false, "grade_id": "rmsnorm_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def rmsnorm_kernel(
+    x_ptr,  # input, n_rows x n_cols, rows stride_xr apart
+    w_ptr,  # weight, n_cols
+    out_ptr,  # output, n_rows x n_cols, contiguous
+    n_cols,  # columns per row
+    stride_xr,  # elements between the starts of two rows of x
+    eps,  # added to the mean square, inside the square root
+    BLOCK_SIZE: tl.constexpr,  # a power of two >= n_cols
+):
+    ### BEGIN SOLUTION
+    row = tl.program_id(0).to(tl.int64)  # row * stride_xr can pass 2^31
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols  # the block is wider than the row
+    x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
+    rstd = tl.rsqrt(tl.sum(x * x, axis=0) / n_cols + eps)  # masked lanes add 0; divide by n
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)  # the same mask: weight has n_cols
+    tl.store(out_ptr + row * n_cols + cols, (x * rstd * w).to(out_ptr.dtype.element_ty),
+             mask=mask)
+    ### END SOLUTION
+
+
+def rmsnorm_triton(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor,
+                   eps: float) -> None:
+    """out = rms_norm(x) over each row, one program per row."""
+    ### BEGIN SOLUTION
+    assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
+    n_rows, n_cols = x.shape
+    assert weight.shape == (n_cols,), f"weight {tuple(weight.shape)}: expected ({n_cols},)"
+    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)
+    rmsnorm_kernel[(n_rows,)](x, weight, out, n_cols, x.stride(0), eps, BLOCK_SIZE=BLOCK_SIZE,
+                              num_warps=num_warps)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — exercise 1 minus two lines</summary>
+#
+# Copy `layernorm_kernel` and its launcher: drop the bias, drop the mean, and sum `x * x`
+# where you summed `d * d`. The masked lanes are 0 already (`other=0.0`), so no `tl.where`.
+# </details>
+#
+# <details><summary>Hint 2 — which n?</summary>
+#
+# Divide the sum of squares by `n_cols`. `BLOCK_SIZE` is the width of the block, not of the
+# row: `tl.sum(x * x) / BLOCK_SIZE` is right only when `n_cols` is a power of two.
+# </details>
+#
+# ### CUDA C
+#
+# The source string of exercise 1 with a simpler template: `block_sum` is the same (copy
+# yours), the kernels are `rmsnorm_kernel_f32` and `rmsnorm_kernel_bf16`, without `b`.
+
+# %% nbgrader={"grade": false, "grade_id": "rmsnorm_cu", "locked": false, "schema_version": 3, "solution": true}
+RMSNORM_CU = r"""
+#include <cuda_bf16.h>
+
+#define PER_THREAD 16  // row values each thread keeps in registers: rows up to 16 x 1024
+
+// Given: as in exercise 1.
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+template <class T>
+__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
+        const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        uint4 raw;
+        T *e = reinterpret_cast<T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+        *reinterpret_cast<uint4 *>(p + c) = raw;
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) p[c + j] = from_float<T>(v[j]);
+        }
+    }
+}
+
+// The sum of v over the block's threads, returned to every thread (exercise 1's).
+__device__ float block_sum(float v)
+{
+    /// BEGIN SOLUTION
+    __shared__ float per_warp[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane == 0) per_warp[warp] = v;
+    __syncthreads();  // every warp's sum is in shared memory before anyone reads it
+    v = lane < blockDim.x / 32 ? per_warp[lane] : 0.0f;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    __syncthreads();  // everyone has read per_warp before it is written again
+    /// END SOLUTION
+    return v;
+}
+
+// Row blockIdx.x of out = rms_norm(row blockIdx.x of x); T is float or __nv_bfloat16.
+template <class T>
+__device__ __forceinline__ void rmsnorm(const T *__restrict__ x, const T *__restrict__ w,
+                                        T *__restrict__ out, int n_cols, int stride_xr,
+                                        float eps, bool aligned)
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    constexpr int CHUNKS = PER_THREAD / PACK;
+    const T *row_in = x + (size_t)blockIdx.x * stride_xr;  // 64-bit: can pass 2^31
+    T *row_out = out + (size_t)blockIdx.x * n_cols;
+    float v[CHUNKS][PACK];
+    float sq = 0.0f;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;
+        load_chunk(row_in, c, n_cols, aligned, v[k]);  // past the row: zeros, which add 0
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) sq += v[k][j] * v[k][j];
+    }
+    const float rstd = rsqrtf(block_sum(sq) / n_cols + eps);
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;
+        if (c < n_cols) {
+            float wv[PACK];
+            load_chunk(w, c, n_cols, aligned, wv);
+#pragma unroll
+            for (int j = 0; j < PACK; ++j) v[k][j] = v[k][j] * rstd * wv[j];
+            store_chunk(row_out, c, n_cols, aligned, v[k]);
+        }
+    }
+    /// END SOLUTION
+}
+
+extern "C" __global__ void __launch_bounds__(1024) rmsnorm_kernel_f32(
+    const float *__restrict__ x,  // input, n_rows x n_cols, rows stride_xr apart
+    const float *__restrict__ w,  // weight, n_cols
+    float *__restrict__ out,      // output, n_rows x n_cols, contiguous
+    int n_cols,                   // columns per row
+    int stride_xr,                // elements between the starts of two rows of x
+    float eps,                    // added to the mean square, inside the square root
+    int aligned)                  // 1: every row of x and out, and w, start 16-byte aligned
+{
+    rmsnorm(x, w, out, n_cols, stride_xr, eps, aligned != 0);
+}
+
+extern "C" __global__ void __launch_bounds__(1024) rmsnorm_kernel_bf16(
+    const __nv_bfloat16 *__restrict__ x,
+    const __nv_bfloat16 *__restrict__ w,
+    __nv_bfloat16 *__restrict__ out,
+    int n_cols,
+    int stride_xr,
+    float eps,
+    int aligned)
+{
+    rmsnorm(x, w, out, n_cols, stride_xr, eps, aligned != 0);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "rmsnorm_cuda", "locked": false, "schema_version": 3, "solution": true}
+rmsnorm_module_cu = SourceModule(RMSNORM_CU, no_extern_c=True)
+rmsnorm_kernels_cu = {
+    torch.float32: rmsnorm_module_cu.get_function("rmsnorm_kernel_f32"),
+    torch.bfloat16: rmsnorm_module_cu.get_function("rmsnorm_kernel_bf16"),
+}
+
+
+def rmsnorm_cuda(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, eps: float) -> None:
+    """out = rms_norm(x) over each row with rmsnorm_kernels_cu[x.dtype], a block per row
+    (arguments as in layernorm_cuda, without bias)."""
+    ### BEGIN SOLUTION
+    assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
+    n_rows, n_cols = x.shape
+    per_thread = 16  # PER_THREAD in RMSNORM_CU
+    assert n_cols <= 1024 * per_thread, f"rows up to {1024 * per_thread} columns, got {n_cols}"
+    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
+    pack = 16 // x.element_size()
+    aligned = (all(t.data_ptr() % 16 == 0 for t in (x, weight, out))
+               and x.stride(0) % pack == 0 and n_cols % pack == 0)
+    rmsnorm_kernels_cu[x.dtype](
+        np.uintp(x.data_ptr()),
+        np.uintp(weight.data_ptr()),
+        np.uintp(out.data_ptr()),
+        np.int32(n_cols),
+        np.int32(x.stride(0)),
+        np.float32(eps),
+        np.int32(aligned),
+        block=(threads, 1, 1),
+        grid=(n_rows, 1),
+    )
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — what to keep from exercise 1</summary>
+#
+# `block_sum` unchanged; in the template, the first loop (load the chunks) with `sq += v * v`
+# instead of `sum += v`, and the last loop (the output chunks) with `v * rstd * w`. The zeros
+# `load_chunk` gives past the row add nothing to a sum of squares: no second pass.
+# </details>
+#
+# <details><summary>Hint 2 — the launcher</summary>
+#
+# `layernorm_cuda` without `bias`: the same threads, grid and `aligned` flag (over `x`,
+# `weight` and `out`).
+# </details>
+
+# %% nbgrader={"grade": true, "grade_id": "test_rmsnorm_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", rmsnorm_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", rmsnorm_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_rmsnorm_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", rmsnorm_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", rmsnorm_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# On a GPU, `bench` times your launchers against `torch.nn.functional.rms_norm`. RMSNorm moves
+# the same bytes as layer norm less one vector (`bias`), so at the same bandwidth it takes the
+# same time: its single reduction saves arithmetic and a barrier, not memory traffic.
+
+# %% nbgrader={"grade": true, "grade_id": "perf_rmsnorm_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", rmsnorm_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", rmsnorm_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_rmsnorm_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", rmsnorm_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", rmsnorm_cuda, graded=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Exercise 3 (challenge) — The layer-norm backward
+#
+# Training needs the gradient of the loss with respect to the layer's input and parameters,
+# given `dy`, its gradient with respect to the layer's output. With `xhat = (x - mean) * rstd`
+# (the normalised row, before `weight` and `bias`) and `g = dy * weight`, for each row:
+#
+# ```
+# dx[r, c] = rstd * (g[c] - mean(g) - xhat[c] * mean(g * xhat))      (means over the row)
+# dw[c]    = sum over rows r of dy[r, c] * xhat[r, c]
+# db[c]    = sum over rows r of dy[r, c]
+# ```
+#
+# The two means in `dx` come from the mean and the variance depending on every element of the
+# row: moving one `x[c]` moves them too. Without them `dx` would be `rstd * g`, the gradient of
+# a layer whose statistics were constants.
+#
+# **The saved statistics.** The forward pass already computed each row's `mean` and `rstd`;
+# torch's `layer_norm` saves them for the backward (two float32 per row: 128 KiB for 16384
+# rows, against 128 MiB of `x` in bfloat16 at 4096 columns), and so does this exercise: they
+# are inputs, `mean` and `rstd`, float32 vectors of `n_rows`. Recomputing them would cost two more reductions per row; loading them
+# costs 8 bytes per row. In the tests they are drawn **at random**, not computed from `x`
+# (nothing in the formula above needs them to match `x`): use them as given.
+#
+# Arguments, in the order of torch's `native_layer_norm_backward`: `dy`, `x` (both `[n_rows,
+# n_cols]`, rows `stride(0)` apart, in the exercise's dtype), `mean`, `rstd` (float32,
+# `[n_rows]`), `weight` (`[n_cols]`); outputs `dx` (contiguous, `x`'s dtype), `dw`, `db`
+# (float32, `[n_cols]`).
+#
+# ### Two stages for dw and db
+#
+# `dx` is exercise 1 again: a program (or block) per row, two sums over the row. But `dw` and
+# `db` are sums over **rows**, and rows belong to different programs. The obvious way out,
+# every program `atomicAdd`ing (`tl.atomic_add`) its row's `dy * xhat` into `dw`, is slow and
+# not reproducible:
+#
+# - **contention**: at 16384 rows, 16384 atomic additions land on each of the `n_cols`
+#   addresses; atomics to one address are serialised in the L2, so that column of the result
+#   waits for all of them, one after another;
+# - **non-determinism**: float addition is not associative, and the order in which the
+#   programs' atomics arrive changes from run to run, so `dw` changes in its last bits from one
+#   run to the next: training runs that cannot be reproduced bit for bit, and tests that
+#   cannot compare two runs exactly.
+#
+# Instead, **stage 1** gives each program a **group** of consecutive rows (32 here); it keeps
+# `dw` and `db` accumulators for its group (one float32 per column, in registers), processes
+# its rows one after another (writing each row's `dx`), and at the end stores its accumulators
+# as one row of a float32 **partial** buffer `[n_groups, n_cols]` (one for `dw`, one for `db`).
+# **Stage 2**, a second kernel, adds the `n_groups` rows of each partial buffer column by
+# column into `dw` and `db`. The order of every addition is fixed: the result is the same on
+# every run. The partial buffers cost `2 × n_groups × n_cols × 4` bytes, written once and read
+# once: small against `x`, `dy` and `dx` when the groups are few (512 groups for 16384 rows).
+#
+# ### Triton
+#
+# `layernorm_backward_kernel` is stage 1: program `g` takes rows `g * rows_per_group` to
+# `min((g + 1) * rows_per_group, n_rows) - 1`. `column_sum_kernel` is stage 2: each program
+# takes `BLOCK_N` columns and walks down the partial buffers `BLOCK_G` rows at a time.
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_backward_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def layernorm_backward_kernel(
+    dy_ptr,  # gradient of the output, n_rows x n_cols, rows stride_dyr apart
+    x_ptr,  # the forward's input, n_rows x n_cols, rows stride_xr apart
+    mean_ptr,  # n_rows float32: each row's mean, saved by the forward
+    rstd_ptr,  # n_rows float32: each row's 1 / sqrt(var + eps), saved by the forward
+    w_ptr,  # weight, n_cols
+    dx_ptr,  # output: n_rows x n_cols, contiguous
+    partial_dw_ptr,  # output of this stage: n_groups x n_cols float32, a row per program
+    partial_db_ptr,  # the same for db
+    n_rows,  # rows
+    n_cols,  # columns per row
+    stride_dyr,  # elements between the starts of two rows of dy
+    stride_xr,  # elements between the starts of two rows of x
+    rows_per_group,  # rows per program (the last program may have fewer)
+    BLOCK_SIZE: tl.constexpr,  # a power of two >= n_cols
+):
+    ### BEGIN SOLUTION
+    group = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols  # the block is wider than the row
+    # Past the row, w and dy load as 0: g = dy * w is 0 there, and so is every sum below.
+    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    dw = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    db = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    first = group.to(tl.int64) * rows_per_group  # 64-bit: row * stride can pass 2^31
+    last = tl.minimum(first + rows_per_group, n_rows)
+    for row in range(first, last):
+        x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
+        dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.load(mean_ptr + row)  # scalars for the whole row; row < n_rows: no mask
+        rstd = tl.load(rstd_ptr + row)
+        xhat = (x - mean) * rstd
+        g = dy * w
+        mean_g = tl.sum(g, axis=0) / n_cols
+        mean_gx = tl.sum(g * xhat, axis=0) / n_cols
+        dx = (g - mean_g - xhat * mean_gx) * rstd
+        tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+        dw += dy * xhat
+        db += dy
+    # This program's row of the partial buffers (group * n_cols is far below 2^31).
+    tl.store(partial_dw_ptr + group * n_cols + cols, dw, mask=mask)
+    tl.store(partial_db_ptr + group * n_cols + cols, db, mask=mask)
+    ### END SOLUTION
+
+
+@triton.jit
+def column_sum_kernel(
+    partial_dw_ptr,  # n_groups x n_cols float32, contiguous
+    partial_db_ptr,  # the same for db
+    dw_ptr,  # output: n_cols float32, the sum of partial_dw's rows
+    db_ptr,  # output: n_cols float32, the sum of partial_db's rows
+    n_groups,  # rows of the partial buffers
+    n_cols,  # columns
+    BLOCK_G: tl.constexpr,  # partial rows per step
+    BLOCK_N: tl.constexpr,  # columns per program
+):
+    ### BEGIN SOLUTION
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    col_mask = cols < n_cols  # the last program runs past the last column
+    dw = tl.zeros([BLOCK_N], dtype=tl.float32)
+    db = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for g0 in range(0, n_groups, BLOCK_G):
+        groups = g0 + tl.arange(0, BLOCK_G)
+        mask = (groups < n_groups)[:, None] & col_mask[None, :]  # the last step runs past
+        offs = groups[:, None] * n_cols + cols[None, :]
+        dw += tl.sum(tl.load(partial_dw_ptr + offs, mask=mask, other=0.0), axis=0)
+        db += tl.sum(tl.load(partial_db_ptr + offs, mask=mask, other=0.0), axis=0)
+    tl.store(dw_ptr + cols, dw, mask=col_mask)
+    tl.store(db_ptr + cols, db, mask=col_mask)
+    ### END SOLUTION
+
+
+def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
+                              rstd: torch.Tensor, weight: torch.Tensor, dx: torch.Tensor,
+                              dw: torch.Tensor, db: torch.Tensor) -> None:
+    """dx, dw, db of layer_norm: stage 1 a program per group of rows, stage 2 column sums."""
+    ### BEGIN SOLUTION
+    n_rows, n_cols = x.shape
+    assert dy.shape == x.shape and x.stride(1) == 1 and dy.stride(1) == 1, \
+        f"dy {tuple(dy.shape)} and x {tuple(x.shape)}: rows of contiguous columns"
+    assert mean.shape == rstd.shape == (n_rows,) and weight.shape == (n_cols,), \
+        f"mean {tuple(mean.shape)}, rstd {tuple(rstd.shape)}, weight {tuple(weight.shape)}"
+    ROWS_PER_GROUP = 32  # 16384 rows: 512 programs, and partial buffers 1/32 of dy's rows
+    n_groups = triton.cdiv(n_rows, ROWS_PER_GROUP)
+    # Every element of both is written by stage 1: no need to zero them.
+    partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
+    partial_db = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
+    BLOCK_SIZE = triton.next_power_of_2(n_cols)
+    num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)
+    layernorm_backward_kernel[(n_groups,)](
+        dy, x, mean, rstd, weight, dx, partial_dw, partial_db, n_rows, n_cols, dy.stride(0),
+        x.stride(0), ROWS_PER_GROUP, BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+    BLOCK_N = 64
+    column_sum_kernel[(triton.cdiv(n_cols, BLOCK_N),)](
+        partial_dw, partial_db, dw, db, n_groups, n_cols, BLOCK_G=32, BLOCK_N=BLOCK_N)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — one row of stage 1</summary>
+#
+# Inside the loop over the group's rows: load the rows of `x` and `dy` (`other=0.0`) and the
+# row's `mean` and `rstd` (two scalars: `tl.load(mean_ptr + row)`); `xhat = (x - mean) *
+# rstd`, `g = dy * w` (with `w` loaded once, before the loop); two `tl.sum`s divided by
+# `n_cols`; `dx = (g - mean_g - xhat * mean_gx) * rstd`, stored with the row's mask. The
+# masked lanes of `xhat` are not 0 (`-mean * rstd`), but `dy` and `w` are, so they add 0
+# everywhere.
+# </details>
+#
+# <details><summary>Hint 2 — the group's accumulators</summary>
+#
+# Before the loop, `dw = tl.zeros([BLOCK_SIZE], dtype=tl.float32)` and the same for `db`; in
+# the loop, `dw += dy * xhat` and `db += dy`; after it, store both as row `group` of the
+# partial buffers (`partial_dw_ptr + group * n_cols + cols`, masked). The loop is
+# `for row in range(first, last)` with `first = group.to(tl.int64) * rows_per_group` and
+# `last = tl.minimum(first + rows_per_group, n_rows)`: the `int64` start makes `row` and every
+# `row * stride` 64-bit.
+# </details>
+#
+# <details><summary>Hint 3 — stage 2 and the launcher</summary>
+#
+# `column_sum_kernel`: offsets `groups[:, None] * n_cols + cols[None, :]` make a
+# `[BLOCK_G, BLOCK_N]` tile of a partial buffer; `tl.sum(tile, axis=0)` adds its rows. Loop
+# `g0` over `range(0, n_groups, BLOCK_G)` and mask both axes. The launcher allocates
+# `partial_dw` and `partial_db` with `torch.empty((n_groups, n_cols), dtype=torch.float32,
+# device=x.device)`, launches stage 1 on `(n_groups,)` and stage 2 on `(cdiv(n_cols,
+# BLOCK_N),)`.
+# </details>
+#
+# ### CUDA C
+#
+# Stage 1, `layernorm_backward<T>`: one block per group of rows, a row at a time. As in
+# exercise 1, thread `t` owns chunks `t, t + blockDim.x, …` of a row; it owns the **same**
+# columns in every row of the group, so its `dw` and `db` accumulators (`float dw[CHUNKS][PACK]`)
+# are its own: no shared memory, no atomics. Two `block_sum`s per row, then the row's `dx`.
+# After the last row, each thread writes its accumulators to row `blockIdx.x` of the partial
+# buffers.
+#
+# Registers set the limit here: a thread holds four arrays of `PER_THREAD` floats (`xhat` and
+# `g` of the current row, `dw` and `db`) where the forward held one, so the kernels allow at
+# most 512 threads per block (`__launch_bounds__(512)`: 128 registers each), and rows up to
+# `16 × 512 = 8192` columns (Llama 3 70B's hidden size). `weight` is re-read for every row:
+# from the cache, and it saves 16 registers.
+#
+# Stage 2, `column_sum_kernel`, runs on blocks of `32 × SUM_ROWS` threads: `threadIdx.x` picks
+# a column among 32 neighbours (a warp reads 128 contiguous bytes of a partial row), and the
+# `SUM_ROWS` threads of a column split the partial rows among them (`g = threadIdx.y`,
+# `g += SUM_ROWS`); a `__shared__` array and a `__syncthreads()` bring their `SUM_ROWS`
+# sums together.
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_backward_cu", "locked": false, "schema_version": 3, "solution": true}
+LAYERNORM_BACKWARD_CU = r"""
+#include <cuda_bf16.h>
+
+#define PER_THREAD 16  // row values per thread: rows up to 16 x 512 (see the kernels below)
+#define SUM_ROWS 8     // column_sum_kernel's blockDim.y: threads sharing a column
+
+// Given: as in exercise 1.
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T> __device__ __forceinline__ T from_float(float v);
+template <> __device__ __forceinline__ float from_float<float>(float v) { return v; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16_rn(v);
+}
+
+template <class T>
+__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
+        const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
+{
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    if (vec && c + PACK <= n) {
+        uint4 raw;
+        T *e = reinterpret_cast<T *>(&raw);
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+        *reinterpret_cast<uint4 *>(p + c) = raw;
+    } else {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) p[c + j] = from_float<T>(v[j]);
+        }
+    }
+}
+
+// The sum of v over the block's threads, returned to every thread (exercise 1's).
+__device__ float block_sum(float v)
+{
+    /// BEGIN SOLUTION
+    __shared__ float per_warp[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane == 0) per_warp[warp] = v;
+    __syncthreads();  // every warp's sum is in shared memory before anyone reads it
+    v = lane < blockDim.x / 32 ? per_warp[lane] : 0.0f;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    __syncthreads();  // everyone has read per_warp before it is written again
+    /// END SOLUTION
+    return v;
+}
+
+// Stage 1: block blockIdx.x takes rows blockIdx.x * rows_per_group ... (at most n_rows - 1),
+// writes their dx, and its partial sums of dw and db as row blockIdx.x of the partial buffers.
+template <class T>
+__device__ __forceinline__ void layernorm_backward(
+    const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,
+    const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,
+    float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows, int n_cols,
+    int stride_dyr, int stride_xr, int rows_per_group, bool aligned)
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    constexpr int CHUNKS = PER_THREAD / PACK;
+    float dw[CHUNKS][PACK], db[CHUNKS][PACK];  // this thread's columns, summed over the group
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) dw[k][j] = db[k][j] = 0.0f;
+    }
+    const int first = blockIdx.x * rows_per_group;
+    const int last = min(first + rows_per_group, n_rows);
+    for (int row = first; row < last; ++row) {
+        const T *x_row = x + (size_t)row * stride_xr;  // 64-bit: can pass 2^31
+        const T *dy_row = dy + (size_t)row * stride_dyr;
+        T *dx_row = dx + (size_t)row * n_cols;
+        const float mu = mean[row], rs = rstd[row];  // row < n_rows; the same for every thread
+        float xhat[CHUNKS][PACK], g[CHUNKS][PACK];
+        float sum_g = 0.0f, sum_gx = 0.0f;
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int c = (threadIdx.x + k * blockDim.x) * PACK;
+            float xv[PACK], wv[PACK];
+            load_chunk(x_row, c, n_cols, aligned, xv);
+            load_chunk(dy_row, c, n_cols, aligned, g[k]);  // dy for now; past the row: 0
+            load_chunk(w, c, n_cols, aligned, wv);  // every row: from cache, not registers
+#pragma unroll
+            for (int j = 0; j < PACK; ++j) {
+                xhat[k][j] = (xv[j] - mu) * rs;
+                dw[k][j] += g[k][j] * xhat[k][j];
+                db[k][j] += g[k][j];
+                g[k][j] *= wv[j];  // g = dy * w: 0 past the row, where dy and w are 0
+                sum_g += g[k][j];
+                sum_gx += g[k][j] * xhat[k][j];
+            }
+        }
+        const float mean_g = block_sum(sum_g) / n_cols;
+        const float mean_gx = block_sum(sum_gx) / n_cols;
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int c = (threadIdx.x + k * blockDim.x) * PACK;
+            if (c < n_cols) {  // chunks wholly past the row have nothing to write
+                float d[PACK];
+#pragma unroll
+                for (int j = 0; j < PACK; ++j)
+                    d[j] = (g[k][j] - mean_g - xhat[k][j] * mean_gx) * rs;
+                store_chunk(dx_row, c, n_cols, aligned, d);
+            }
+        }
+    }
+    float *pdw = partial_dw + (size_t)blockIdx.x * n_cols;  // this block's partial rows
+    float *pdb = partial_db + (size_t)blockIdx.x * n_cols;
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k) {
+        const int c = (threadIdx.x + k * blockDim.x) * PACK;
+#pragma unroll
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n_cols) {  // the partial rows are n_cols long
+                pdw[c + j] = dw[k][j];
+                pdb[c + j] = db[k][j];
+            }
+        }
+    }
+    /// END SOLUTION
+}
+
+// At most 512 threads per block (__launch_bounds__): each thread holds four arrays of
+// PER_THREAD floats, and 512 threads x 128 registers fill an SM's 65536.
+extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_f32(
+    const float *__restrict__ dy,     // gradient of the output, rows stride_dyr apart
+    const float *__restrict__ x,      // the forward's input, rows stride_xr apart
+    const float *__restrict__ mean,   // n_rows: saved by the forward
+    const float *__restrict__ rstd,   // n_rows: saved by the forward
+    const float *__restrict__ w,      // weight, n_cols
+    float *__restrict__ dx,           // output, n_rows x n_cols, contiguous
+    float *__restrict__ partial_dw,   // output of this stage: n_groups x n_cols
+    float *__restrict__ partial_db,   // the same for db
+    int n_rows,                       // rows
+    int n_cols,                       // columns per row
+    int stride_dyr,                   // elements between the starts of two rows of dy
+    int stride_xr,                    // elements between the starts of two rows of x
+    int rows_per_group,               // rows per block (the last block may have fewer)
+    int aligned)                      // 1: every row of dy, x, dx and w start 16-byte aligned
+{
+    layernorm_backward(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols,
+                       stride_dyr, stride_xr, rows_per_group, aligned != 0);
+}
+
+extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_bf16(
+    const __nv_bfloat16 *__restrict__ dy,
+    const __nv_bfloat16 *__restrict__ x,
+    const float *__restrict__ mean,
+    const float *__restrict__ rstd,
+    const __nv_bfloat16 *__restrict__ w,
+    __nv_bfloat16 *__restrict__ dx,
+    float *__restrict__ partial_dw,
+    float *__restrict__ partial_db,
+    int n_rows,
+    int n_cols,
+    int stride_dyr,
+    int stride_xr,
+    int rows_per_group,
+    int aligned)
+{
+    layernorm_backward(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols,
+                       stride_dyr, stride_xr, rows_per_group, aligned != 0);
+}
+
+// Stage 2: dw[c] and db[c] = the sums of column c of the partial buffers. Blocks of
+// 32 x SUM_ROWS threads: threadIdx.x a column of the block's 32, threadIdx.y a share of the rows.
+extern "C" __global__ void column_sum_kernel(
+    const float *__restrict__ partial_dw,  // n_groups x n_cols, contiguous
+    const float *__restrict__ partial_db,  // the same for db
+    float *__restrict__ dw,                // output: n_cols
+    float *__restrict__ db,                // output: n_cols
+    int n_groups,                          // rows of the partial buffers
+    int n_cols)                            // columns
+{
+    /// BEGIN SOLUTION
+    __shared__ float part[2][SUM_ROWS][32];
+    const int c = blockIdx.x * 32 + threadIdx.x;
+    float sw = 0.0f, sb = 0.0f;
+    if (c < n_cols) {  // the last block runs past the last column
+        for (int g = threadIdx.y; g < n_groups; g += SUM_ROWS) {
+            sw += partial_dw[(size_t)g * n_cols + c];
+            sb += partial_db[(size_t)g * n_cols + c];
+        }
+    }
+    part[0][threadIdx.y][threadIdx.x] = sw;
+    part[1][threadIdx.y][threadIdx.x] = sb;
+    __syncthreads();  // every share is in shared memory before row 0 adds them
+    if (threadIdx.y == 0 && c < n_cols) {
+        for (int y = 1; y < SUM_ROWS; ++y) {
+            sw += part[0][y][threadIdx.x];
+            sb += part[1][y][threadIdx.x];
+        }
+        dw[c] = sw;
+        db[c] = sb;
+    }
+    /// END SOLUTION
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "layernorm_backward_cuda", "locked": false, "schema_version": 3, "solution": true}
+layernorm_backward_module_cu = SourceModule(LAYERNORM_BACKWARD_CU, no_extern_c=True)
+layernorm_backward_kernels_cu = {
+    torch.float32: layernorm_backward_module_cu.get_function("layernorm_backward_kernel_f32"),
+    torch.bfloat16: layernorm_backward_module_cu.get_function("layernorm_backward_kernel_bf16"),
+}
+column_sum_kernel_cu = layernorm_backward_module_cu.get_function("column_sum_kernel")
+
+
+def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
+                            rstd: torch.Tensor, weight: torch.Tensor, dx: torch.Tensor,
+                            dw: torch.Tensor, db: torch.Tensor) -> None:
+    """dx, dw, db of layer_norm: layernorm_backward_kernels_cu[x.dtype] on a block per group
+    of rows, then column_sum_kernel_cu on blocks of 32 x 8 threads.
+
+    Stage 1's arguments: the eight tensors as np.uintp(t.data_ptr()) (the partial buffers
+    after dx), then n_rows, n_cols, dy.stride(0), x.stride(0), rows_per_group and the aligned
+    flag as np.int32. Stage 2's: the two partial buffers, dw, db, then n_groups and n_cols.
+    """
+    ### BEGIN SOLUTION
+    n_rows, n_cols = x.shape
+    assert dy.shape == x.shape and x.stride(1) == 1 and dy.stride(1) == 1, \
+        f"dy {tuple(dy.shape)} and x {tuple(x.shape)}: rows of contiguous columns"
+    assert mean.shape == rstd.shape == (n_rows,) and weight.shape == (n_cols,), \
+        f"mean {tuple(mean.shape)}, rstd {tuple(rstd.shape)}, weight {tuple(weight.shape)}"
+    per_thread = 16  # PER_THREAD in LAYERNORM_BACKWARD_CU
+    max_threads = 512  # the kernels' __launch_bounds__
+    assert n_cols <= max_threads * per_thread, \
+        f"rows up to {max_threads * per_thread} columns, got {n_cols}"
+    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
+    rows_per_group = 32
+    n_groups = triton.cdiv(n_rows, rows_per_group)
+    partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
+    partial_db = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
+    pack = 16 // x.element_size()
+    aligned = (all(t.data_ptr() % 16 == 0 for t in (dy, x, weight, dx))
+               and dy.stride(0) % pack == 0 and x.stride(0) % pack == 0 and n_cols % pack == 0)
+    layernorm_backward_kernels_cu[x.dtype](
+        np.uintp(dy.data_ptr()),
+        np.uintp(x.data_ptr()),
+        np.uintp(mean.data_ptr()),
+        np.uintp(rstd.data_ptr()),
+        np.uintp(weight.data_ptr()),
+        np.uintp(dx.data_ptr()),
+        np.uintp(partial_dw.data_ptr()),
+        np.uintp(partial_db.data_ptr()),
+        np.int32(n_rows),
+        np.int32(n_cols),
+        np.int32(dy.stride(0)),
+        np.int32(x.stride(0)),
+        np.int32(rows_per_group),
+        np.int32(aligned),
+        block=(threads, 1, 1),
+        grid=(n_groups, 1),
+    )
+    sum_rows = 8  # SUM_ROWS in LAYERNORM_BACKWARD_CU
+    column_sum_kernel_cu(
+        np.uintp(partial_dw.data_ptr()),
+        np.uintp(partial_db.data_ptr()),
+        np.uintp(dw.data_ptr()),
+        np.uintp(db.data_ptr()),
+        np.int32(n_groups),
+        np.int32(n_cols),
+        block=(32, sum_rows, 1),
+        grid=(triton.cdiv(n_cols, 32), 1),
+    )
+    ### END SOLUTION
+
+
+# %% [markdown]
+# <details><summary>Hint 1 — before the loop over rows</summary>
+#
+# Two register arrays of `[CHUNKS][PACK]` floats, `dw` and `db`, zeroed: they live through the
+# whole group. The rows: `first = blockIdx.x * rows_per_group`,
+# `last = min(first + rows_per_group, n_rows)`, and `for (int row = first; row < last; ++row)`.
+# </details>
+#
+# <details><summary>Hint 2 — one row</summary>
+#
+# For each chunk `k` at column `c`: load `x`, `dy` and `w` (`load_chunk`), compute
+# `xhat = (x - mean[row]) * rstd[row]`, add `dy * xhat` to `dw[k][j]` and `dy` to `db[k][j]`,
+# then `g = dy * w`, and add `g` and `g * xhat` to two per-thread sums. Two `block_sum`s
+# divided by `n_cols` give `mean(g)` and `mean(g * xhat)`; a last loop over the chunks with
+# `c < n_cols` computes `dx` and `store_chunk`s it into the row of `dx` (`dx + (size_t)row *
+# n_cols`). Keep `xhat` and `g` of the row in arrays: they are needed after the sums.
+# </details>
+#
+# <details><summary>Hint 3 — the partial rows and stage 2</summary>
+#
+# After the loop: `partial_dw[(size_t)blockIdx.x * n_cols + c + j] = dw[k][j]` for every
+# `c + j < n_cols`, the same for `db`. `column_sum_kernel`: `c = blockIdx.x * 32 +
+# threadIdx.x`; add rows `g = threadIdx.y, threadIdx.y + SUM_ROWS, …` of column `c`; put the
+# two sums in `__shared__ float part[2][SUM_ROWS][32]`, `__syncthreads()`, and let the threads
+# with `threadIdx.y == 0` add the `SUM_ROWS` shares and write `dw[c]`, `db[c]`. The launcher:
+# `torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)` twice, stage 1 on
+# `grid=(n_groups, 1)`, stage 2 on `block=(32, 8, 1)`, `grid=(cdiv(n_cols, 32), 1)`.
+# </details>
+
+# %% [markdown]
+# ### Check your work
+#
+# One element, rows of 5000 columns, and 65 and 100 rows (several groups: a kernel that skips
+# stage 2, or adds only one group's partials, is wrong from the second group on). `dy`'s rows
+# are padded in one case, `x`'s in another: each has its own stride.
+
+# %% nbgrader={"grade": true, "grade_id": "test_layernorm_backward_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", layernorm_backward_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", layernorm_backward_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_layernorm_backward_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", layernorm_backward_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", layernorm_backward_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### How fast?
+#
+# The backward reads `x` and `dy` and writes `dx`: three passes' worth of traffic over the
+# matrix, plus the partial buffers. On a GPU, `bench` times your launchers against torch's own
+# backward kernel for layer norm (`torch.ops.aten.native_layer_norm_backward`, what autograd
+# runs for `F.layer_norm`). The number of groups is the trade: more groups, more programs to
+# keep the GPU busy, but larger partial buffers to write and read back. The H200 figures for
+# torch, the reference and the solution come from the H200 run; the lead fills them in here.
+
+# %% nbgrader={"grade": true, "grade_id": "perf_layernorm_backward_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", layernorm_backward_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", layernorm_backward_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_layernorm_backward_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", layernorm_backward_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", layernorm_backward_cuda, graded=True)
+### END HIDDEN TESTS

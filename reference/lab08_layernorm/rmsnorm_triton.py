@@ -1,0 +1,10 @@
+"""Reference Triton RMSNorm: the perf bar of lab08's `rmsnorm` (hidden from students).
+
+Byte ledger: read x once, write out once, read weight once: itemsize * (2 * n_rows * n_cols
++ n_cols) (lab.toml's `bytes`). The kernels and their tuning constants are shared
+with the other forward exercise: norm_triton.py.
+"""
+
+from grader.reference import shared
+
+rmsnorm_triton = shared(__file__, "norm_triton").rmsnorm_triton
