@@ -84,6 +84,12 @@ def softmax_triton(x: torch.Tensor, out: torch.Tensor) -> None:
 # instruction and a multiply, a few ulp), where `expf` adds range reduction for full accuracy
 # that softmax does not need: every argument `x - max` is at most 0. Measured on an H200 at
 # 4096 × 2048: 0.83× the reference with `v / s` and `expf`, 0.93× with both changes.
+#
+# A third: 16 columns a thread are 16 four-byte loads and 16 stores. When a row allows it
+# (`n_cols` a multiple of 4, both rows' starts 16-byte aligned: the kernel can test that
+# itself, and the answer is the same for the whole block) read and write `float4`s instead,
+# 4 of each, as in lab 01; keep the one-float loop for the other rows. Measured on an H200 at
+# 4096 × 2048, in one run: 0.905× the reference with float loads, 1.006× with `float4`.
 
 # %% nbgrader={"grade": false, "grade_id": "softmax_cu", "locked": false, "schema_version": 3, "solution": true}
 SOFTMAX_CU = r"""
@@ -123,13 +129,28 @@ __global__ void softmax_kernel(const float *__restrict__ x,  // input, n_rows x 
     const float *row_in = x + (size_t)blockIdx.x * stride_xr;
     float *row_out = out + (size_t)blockIdx.x * n_cols;
     float v[COLS_PER_THREAD];  // this thread's columns: read once, kept in registers
+    // 16 bytes at a time when both rows allow it: the same answer for every thread of the
+    // block, so the branch never splits a warp.
+    const bool vec = n_cols % 4 == 0 && (size_t)row_in % 16 == 0 && (size_t)row_out % 16 == 0;
+    if (vec) {  // thread t owns float4s t, t + blockDim.x, ...: 4 columns each
+        const float4 *in4 = reinterpret_cast<const float4 *>(row_in);
+#pragma unroll
+        for (int k = 0; k < COLS_PER_THREAD / 4; ++k) {
+            int c = threadIdx.x + k * blockDim.x;  // neighbouring threads, neighbouring float4s
+            float4 f = c < n_cols / 4 ? in4[c]  // the sentinel cannot win the max
+                                      : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+            v[4 * k] = f.x; v[4 * k + 1] = f.y; v[4 * k + 2] = f.z; v[4 * k + 3] = f.w;
+        }
+    } else {  // any row: one float at a time
+#pragma unroll
+        for (int k = 0; k < COLS_PER_THREAD; ++k) {
+            int c = threadIdx.x + k * blockDim.x;  // neighbouring threads, neighbouring columns
+            v[k] = c < n_cols ? row_in[c] : -INFINITY;
+        }
+    }
     float m = -INFINITY;
 #pragma unroll
-    for (int k = 0; k < COLS_PER_THREAD; ++k) {
-        int c = threadIdx.x + k * blockDim.x;  // neighbouring threads, neighbouring columns
-        v[k] = c < n_cols ? row_in[c] : -INFINITY;  // the sentinel cannot win the max
-        m = fmaxf(m, v[k]);
-    }
+    for (int k = 0; k < COLS_PER_THREAD; ++k) m = fmaxf(m, v[k]);
     m = block_reduce(m, true);
     float s = 0.0f;
 #pragma unroll
@@ -138,10 +159,21 @@ __global__ void softmax_kernel(const float *__restrict__ x,  // input, n_rows x 
         s += v[k];
     }
     const float inv_s = 1.0f / block_reduce(s, false);  // one division per thread
+    if (vec) {  // the columns this thread read, written back the same way
+        float4 *out4 = reinterpret_cast<float4 *>(row_out);
 #pragma unroll
-    for (int k = 0; k < COLS_PER_THREAD; ++k) {
-        int c = threadIdx.x + k * blockDim.x;
-        if (c < n_cols) row_out[c] = v[k] * inv_s;
+        for (int k = 0; k < COLS_PER_THREAD / 4; ++k) {
+            int c = threadIdx.x + k * blockDim.x;
+            if (c < n_cols / 4)
+                out4[c] = make_float4(v[4 * k] * inv_s, v[4 * k + 1] * inv_s,
+                                      v[4 * k + 2] * inv_s, v[4 * k + 3] * inv_s);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < COLS_PER_THREAD; ++k) {
+            int c = threadIdx.x + k * blockDim.x;
+            if (c < n_cols) row_out[c] = v[k] * inv_s;
+        }
     }
     /// END SOLUTION
 }
