@@ -287,6 +287,112 @@ def _patch_bf16_rounding() -> None:
     InterpreterBuilder.cast_impl = cast_impl
 
 
+def _patch_bf16_arithmetic() -> None:
+    """bfloat16 values are numbers, not their bits. Triton 3.9's interpreter keeps a bfloat16
+    tensor as its raw 16-bit patterns (numpy has no bfloat16) and hands those to numpy as
+    unsigned integers, so arithmetic, comparisons, `tl.maximum`, `tl.sum`, `tl.max` and
+    `tl.cumsum` on bfloat16 computed on bits: `tl.sum` of 64 values gave 3248 where they sum to
+    5.92, and -1 compared greater than 1. Here each operation computes in float32 and rounds
+    once to bfloat16, as a GPU's bfloat16 instructions do (a reduction rounds once at its end,
+    where a GPU rounds at each step of its tree: closer to the exact sum, never further)."""
+    try:
+        import numpy as np
+        import torch
+        import triton.language as tl
+        from triton.runtime.interpreter import InterpreterBuilder, ReduceOps, ScanOps, TensorHandle
+    except ImportError:
+        return
+    if getattr(InterpreterBuilder.binary_op, "tclab_bf16", False):
+        return
+
+    def values(bits):  # bfloat16 bit patterns -> float32 numbers
+        return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+    def bits(numbers):  # float32 (or float64) numbers -> bfloat16 bit patterns, nearest even
+        rounded = torch.from_numpy(np.ascontiguousarray(numbers)).to(torch.bfloat16)
+        return rounded.view(torch.int16).numpy().view(np.uint16).reshape(np.shape(numbers))
+
+    def is_bf16(handle) -> bool:
+        return handle.dtype.scalar == tl.bfloat16
+
+    def patched(cls, name, make):
+        original = getattr(cls, name)
+        replacement = make(original)
+        replacement.tclab_bf16 = True
+        replacement.__wrapped__ = original
+        setattr(cls, name, replacement)
+
+    def binary_op(original):
+        def op(self, lhs, rhs, fn):
+            if not is_bf16(lhs):
+                return original(self, lhs, rhs, fn)
+            out = fn(values(lhs.data), values(rhs.data))
+            if out.dtype == np.bool_:  # a comparison: the comparisons' patch makes it a mask
+                return TensorHandle(out, lhs.dtype.scalar)
+            return TensorHandle(bits(out), tl.bfloat16)
+        return op
+
+    def unary_op(original):
+        def op(self, arg, fn):
+            if not is_bf16(arg):
+                return original(self, arg, fn)
+            return TensorHandle(bits(fn(values(arg.data))), tl.bfloat16)
+        return op
+
+    def ternary_op(original):
+        def op(self, a, b, c, fn):  # np.where selects bit patterns as they are: left alone
+            if fn is np.where or not is_bf16(c):
+                return original(self, a, b, c, fn)
+            return TensorHandle(bits(fn(values(a.data), values(b.data), values(c.data))),
+                                tl.bfloat16)
+        return op
+
+    def fma(original):
+        def op(self, x, y, z):
+            if not is_bf16(z):
+                return original(self, x, y, z)
+            exact = values(x.data).astype(np.float64) * values(y.data) + values(z.data)
+            return TensorHandle(bits(exact), tl.bfloat16)  # one rounding, as an fma
+        return op
+
+    def as_bf16(ops, t):  # a float32 result back to bfloat16; indices stay as they are
+        if t.dtype.scalar != tl.float32:
+            return t
+        data = bits(t.handle.data)
+        return ops.to_tensor(data if t.type.is_block() else data.reshape(()), tl.bfloat16)
+
+    def reduction(original, wants_values):
+        def op(self, input, *args, **kwargs):
+            if isinstance(input, tuple) or input.dtype.scalar != tl.bfloat16:
+                return original(self, input, *args, **kwargs)
+            as_float = self.to_tensor(values(input.handle.data), tl.float32)
+            found = original(self, as_float, *args, **kwargs)
+            found = found if isinstance(found, (tuple, list)) else (found,)
+            back = [as_bf16(self, t) for t in found]
+            return back[0] if not wants_values else back
+        return op
+
+    def min_max(original):
+        def op(self, input, val_reduce_op, idx_reduce_op=None):
+            first = input[0] if isinstance(input, tuple) else input  # (values, indices)
+            if first.dtype.scalar != tl.bfloat16:
+                return original(self, input, val_reduce_op, idx_reduce_op)
+            found = original(self, self.to_tensor(values(first.handle.data), tl.float32),
+                             val_reduce_op, idx_reduce_op)
+            back = [as_bf16(self, t) for t in (found if isinstance(found, tuple) else (found,))]
+            return tuple(back) if isinstance(found, tuple) else back[0]
+        return op
+
+    patched(InterpreterBuilder, "binary_op", binary_op)
+    patched(InterpreterBuilder, "unary_op", unary_op)
+    patched(InterpreterBuilder, "ternary_op", ternary_op)
+    patched(InterpreterBuilder, "create_fma", fma)
+    patched(ReduceOps, "sum", lambda o: reduction(o, False))
+    patched(ReduceOps, "min_max", min_max)
+    patched(ScanOps, "cumsum", lambda o: reduction(o, True))
+    patched(ScanOps, "cumprod", lambda o: reduction(o, True))
+
+
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children; on "cpu", also for a
     triton imported earlier (see the module docstring), `@triton.autotune`, libdevice,
@@ -304,5 +410,6 @@ def ensure(device: str) -> None:
     _patch_libdevice()
     _patch_comparisons()
     _patch_bf16_rounding()
+    _patch_bf16_arithmetic()
     _patch_tf32_dot()
     _patch_cuda_sync()
