@@ -293,7 +293,7 @@ def _patch_bf16_arithmetic() -> None:
     unsigned integers, so arithmetic, comparisons, `tl.maximum`, `tl.sum`, `tl.max` and
     `tl.cumsum` on bfloat16 computed on bits: `tl.sum` of 64 values gave 3248 where they sum to
     5.92, and -1 compared greater than 1. Here each operation computes in float32 and rounds
-    once to bfloat16, as a GPU's bfloat16 instructions do (a reduction rounds once at its end,
+    once to bfloat16, as a GPU's bfloat16 instructions do (`tl.sum` rounds once at its end,
     where a GPU rounds at each step of its tree: closer to the exact sum, never further)."""
     try:
         import numpy as np
@@ -361,7 +361,7 @@ def _patch_bf16_arithmetic() -> None:
         data = bits(t.handle.data)
         return ops.to_tensor(data if t.type.is_block() else data.reshape(()), tl.bfloat16)
 
-    def reduction(original, wants_values):
+    def summed(original, wants_values):
         def op(self, input, *args, **kwargs):
             if isinstance(input, tuple) or input.dtype.scalar != tl.bfloat16:
                 return original(self, input, *args, **kwargs)
@@ -387,10 +387,10 @@ def _patch_bf16_arithmetic() -> None:
     patched(InterpreterBuilder, "unary_op", unary_op)
     patched(InterpreterBuilder, "ternary_op", ternary_op)
     patched(InterpreterBuilder, "create_fma", fma)
-    patched(ReduceOps, "sum", lambda o: reduction(o, False))
+    patched(ReduceOps, "sum", lambda o: summed(o, False))
     patched(ReduceOps, "min_max", min_max)
-    patched(ScanOps, "cumsum", lambda o: reduction(o, True))
-    patched(ScanOps, "cumprod", lambda o: reduction(o, True))
+    patched(ScanOps, "cumsum", lambda o: summed(o, True))
+    patched(ScanOps, "cumprod", lambda o: summed(o, True))
 
 
 def ensure(device: str) -> None:
