@@ -294,7 +294,8 @@ def _patch_bf16_arithmetic() -> None:
     `tl.cumsum` on bfloat16 computed on bits: `tl.sum` of 64 values gave 3248 where they sum to
     5.92, and -1 compared greater than 1. Here each operation computes in float32 and rounds
     once to bfloat16, as a GPU's bfloat16 instructions do (`tl.sum` rounds once at its end,
-    where a GPU rounds at each step of its tree: closer to the exact sum, never further)."""
+    where a GPU rounds at each step of its tree: usually the closer of the two to the exact
+    sum)."""
     try:
         import numpy as np
         import torch
