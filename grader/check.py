@@ -28,6 +28,11 @@ INT_SENTINEL = {"uint8": 0xA5, "int8": -91, "int32": -1515870811}
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
           "uint8": torch.uint8, "int8": torch.int8, "int32": torch.int32}
 MAX_REPORTED = 5
+# Float outputs arrive holding this NaN, bit for bit (a payload no arithmetic produces: a GPU's
+# 0/0 is 0x7FFFFFFF, a CPU's 0xFFC00000), so an element still "never written" is told apart
+# from a NaN the kernel computed.
+UNWRITTEN_BITS = {torch.float32: (torch.int32, 0x7FA5A5A5), torch.float16: (torch.int16, 0x7EA5),
+                  torch.bfloat16: (torch.int16, 0x7FA5)}
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,22 @@ def _fill_value(dtype: str):
     return INT_SENTINEL[dtype] if dtype in INTEGER_DTYPES else float("nan")
 
 
+def _poison(region: torch.Tensor, dtype: str) -> None:
+    """Fill an output region with the value that says "never written"."""
+    if dtype in INTEGER_DTYPES:
+        region.fill_(INT_SENTINEL[dtype])
+    else:
+        as_int, bits = UNWRITTEN_BITS[region.dtype]
+        region.view(as_int).fill_(bits)
+
+
+def _unwritten(region: torch.Tensor, dtype: str) -> torch.Tensor:
+    if dtype in INTEGER_DTYPES:
+        return region == INT_SENTINEL[dtype]
+    as_int, bits = UNWRITTEN_BITS[region.dtype]
+    return region.view(as_int) == bits
+
+
 def _lay_out(values: torch.Tensor, opts: dict, dtype: str) -> torch.Tensor:
     """The same values in the layout the case asks for; unused storage holds NaN/sentinel."""
     layout = opts.get("layout", "contiguous")
@@ -161,7 +182,7 @@ def alloc_outputs(ex: Exercise, shape: dict, dtype: str, device: str = "cpu"):
         numel = ex.numel(t, shape)
         buf = torch.empty(GUARD + numel + GUARD, dtype=DTYPES[dt], device=device)
         _guard_fill(buf)
-        buf[GUARD : GUARD + numel] = _fill_value(dt)
+        _poison(buf[GUARD : GUARD + numel], dt)
         buffers[t.name] = buf
         views[t.name] = buf[GUARD : GUARD + numel].view([int(shape[d]) for d in t.shape])
     return buffers, views
@@ -217,12 +238,8 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
                 f"output ({_plural(numel, 'element')}) were changed, {before} before its start "
                 f"and {len(damage) - before} after its end; the first {pos}. {advice}")
     dt = {v: k for k, v in DTYPES.items()}.get(buf.dtype, "float32")
-    unwritten_value = _fill_value(dt)
     region = buf[GUARD : GUARD + numel]
-    if dt in INTEGER_DTYPES:
-        never = region == unwritten_value
-    else:
-        never = torch.isnan(region.to(torch.float64))
+    never = _unwritten(region, dt)
     got = region.to(torch.float64).view(dims)
     if numel > 0 and bool(never.all()) and not bool(torch.isnan(expected).all()):
         call = ("Does the launcher launch the kernel, and does the kernel tl.store to the output?"
@@ -242,9 +259,13 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
         idx = list(_index(flat, dims))
         rows.append(f"{name}{idx}: got {got.flatten()[flat].item():.7g}, "
                     f"expected {expected.flatten()[flat].item():.7g}")
-    # Counted among the wrong elements only: NaN and 0xA5 are values a kernel can compute too.
+    # Counted among the wrong elements only: 0xA5 is a value a kernel can compute too.
     unwritten = int((never.view(dims) & ~close).sum())
     hint = f" ({unwritten} still hold the fill value)" if unwritten else ""
+    computed_nan = int((torch.isnan(got) & ~close).sum()) - unwritten
+    if computed_nan:
+        hint += (f" ({computed_nan} computed as NaN: outputs arrive filled with NaN, so a kernel "
+                 "that adds into its output (atomics, +=) without zeroing it first gets NaN)")
     return (f"{where}: {bad.numel()} of {numel} elements differ{hint} "
             f"(atol={atol:g}, rtol={rtol:g}); first {len(rows)}:\n    " + "\n    ".join(rows))
 

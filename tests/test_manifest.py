@@ -119,6 +119,9 @@ def test_scalar_output_and_its_oracle(tmp_path):
     case = check.Case("public", 1, shape, "float32", 3)
     assert "never written" in check.compare(total, case, "total", buffers["total"], want,
                                             "triton")
+    views["total"].fill_(float("nan"))  # written, and wrong: a NaN the kernel computed
+    verdict = check.compare(total, case, "total", buffers["total"], want, "triton")
+    assert "1 of 1 elements differ" in verdict and "never written" not in verdict, verdict
     views["total"].fill_(float(want))
     assert check.compare(total, case, "total", buffers["total"], want, "triton") is None
 

@@ -75,9 +75,8 @@ LAB = "lab06_reduction"
 # Start with the simplest grid: one program per tile of `BLOCK_SIZE` elements,
 # `grid = (triton.cdiv(n, BLOCK_SIZE),)`. The program loads its tile with a mask, as in lab 01,
 # sums it with `tl.sum(x, axis=0)` (a scalar) and adds that scalar to `out_ptr` with
-# `tl.atomic_add`. The launcher calls `out.zero_()` before launching. If `check` says the output
-# was "never written" although your kernel adds to it: `out` arrived full of NaN, and
-# NaN + anything is NaN.
+# `tl.atomic_add`. The launcher calls `out.zero_()` before launching. If `check` says your
+# output was "computed as NaN": `out` arrived full of NaN, and NaN + anything is NaN.
 # </details>
 #
 # <details><summary>Hint 2 — the masked lanes must add nothing</summary>

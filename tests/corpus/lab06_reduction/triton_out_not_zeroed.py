@@ -1,9 +1,11 @@
 # impl: triton
 # status: fail
 # reason: [n=1]
-# reason: never written
-# (a correct kernel whose launcher forgets out.zero_(): tl.atomic_add adds to what out holds,
-#  and outputs arrive filled with NaN, so NaN + the sum = NaN, which reads as "never written")
+# reason: computed as NaN
+# reason: without zeroing it first
+# (a correct kernel whose launcher forgets out.zero_(): tl.atomic_add adds to what out holds, and
+#  outputs arrive filled with NaN, so NaN + the sum = NaN. The message says the NaN was
+#  computed, not left unwritten, and names the likely cause.)
 
 # %% nbgrader={"grade_id": "vector_sum_triton", "solution": true}
 @triton.jit
