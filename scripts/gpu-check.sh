@@ -11,7 +11,9 @@
 #        corpus  every control of tests/corpus, on the GPU, CORPUS_WORKERS (default 8) at a
 #                time: the verdicts of those not graded on speed, and the hidden cases and
 #                memcheck of those whose one flaw is speed (the notebook/grader parity test
-#                is left to the CPU suite); CORPUS_K="..." narrows it (pytest -k)
+#                is left to the CPU suite); CORPUS_K="..." narrows it (pytest -k);
+#                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half the controls: with twelve labs
+#                (165 controls) one call holds only half of this step
 #        corpus-timed  the controls graded on speed, one at a time, nothing else on the GPU
 #                (a slow control on its public cases only: the corpus step did the rest);
 #                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half of them
