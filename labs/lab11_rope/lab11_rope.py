@@ -218,6 +218,11 @@ def rope_triton(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, out: torc
 #
 # `<cuda_bf16.h>` is a C++ header, so the cell compiles with `no_extern_c=True` and the kernel
 # says `extern "C"` itself (its name stays `rope_kernel` for `get_function`).
+#
+# Check what the compiler made of your 16-byte stores: nvcc 13 turned one of two stores
+# written `*reinterpret_cast<uint4 *>(o + half_dim + j) = o2;` into four 4-byte stores (in
+# `nvcc -arch=sm_90 -ptx`, four `st.global.u32` instead of one `st.global.v4.u32`). Stored
+# through a `uint4 *` (`dst[(half_dim + j) / 8] = o2;`), both stay whole.
 
 # %% nbgrader={"grade": false, "grade_id": "rope_cu", "locked": false, "schema_version": 3, "solution": true}
 ROPE_CU = r"""
@@ -271,8 +276,11 @@ __device__ void rotate_heads(const __nv_bfloat16 *x, __nv_bfloat16 *out, int n_h
             const uint4 b = *reinterpret_cast<const uint4 *>(row + half_dim + j);
             uint4 o1, o2;
             rotate_chunk(a, b, c + j, s + j, o1, o2);
-            *reinterpret_cast<uint4 *>(o + j) = o1;
-            *reinterpret_cast<uint4 *>(o + half_dim + j) = o2;
+            // Stored through a uint4 pointer: nvcc 13 split one of the two stores written
+            // as *reinterpret_cast<uint4 *>(o + half_dim + j) into four 4-byte ones.
+            uint4 *dst = reinterpret_cast<uint4 *>(o);
+            dst[j / 8] = o1;
+            dst[(half_dim + j) / 8] = o2;
         }
     } else {
         for (int i = threadIdx.x; i < n_heads * half_dim; i += blockDim.x) {
@@ -596,8 +604,11 @@ __device__ void rotate_heads(const __nv_bfloat16 *x, __nv_bfloat16 *out, int n_h
             const uint4 b = *reinterpret_cast<const uint4 *>(row + half_dim + j);
             uint4 o1, o2;
             rotate_chunk(a, b, c + j, s + j, o1, o2);
-            *reinterpret_cast<uint4 *>(o + j) = o1;
-            *reinterpret_cast<uint4 *>(o + half_dim + j) = o2;
+            // Stored through a uint4 pointer: nvcc 13 split one of the two stores written
+            // as *reinterpret_cast<uint4 *>(o + half_dim + j) into four 4-byte ones.
+            uint4 *dst = reinterpret_cast<uint4 *>(o);
+            dst[j / 8] = o1;
+            dst[(half_dim + j) / 8] = o2;
         }
     } else {
         for (int i = threadIdx.x; i < n_heads * half_dim; i += blockDim.x) {
