@@ -146,12 +146,11 @@ def summary(ex: Exercise, shape: dict, dtype: str, times: dict, roof: float) -> 
     r_ms = statistics.median(times.get("reference", times["student"]))
     # Reference and student are timed in processes of their own: rounds are not paired.
     ratios = [r_ms / s for s in times["student"]]
+    rate = ex.rate(s_ms, shape, itemsize)
     row = {"shape": shape, "dtype": dtype, "work": work, "unit": ex.unit,
            "ratio": r_ms / s_ms, "ratios": ratios, "student_ms": s_ms,
-           "reference_ms": r_ms, "gbps": ex.rate(s_ms, shape, itemsize),
-           "reference_gbps": ex.rate(r_ms, shape, itemsize),
-           "roof_pct": 100 * work / (s_ms * 1e6) / roof if ex.unit == "bytes" else None,
-           "raw_ms": times}
+           "reference_ms": r_ms, "gbps": rate, "reference_gbps": ex.rate(r_ms, shape, itemsize),
+           "roof_pct": 100 * rate / roof if ex.unit == "bytes" else None, "raw_ms": times}
     if "torch" in times:
         t_ms = statistics.median(times["torch"])
         row.update(torch_gbps=ex.rate(t_ms, shape, itemsize), torch_ms=t_ms, x_torch=t_ms / s_ms)

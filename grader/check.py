@@ -105,7 +105,7 @@ def _fill_value(dtype: str):
 def _poison(region: torch.Tensor, dtype: str) -> None:
     """Fill an output region with the value that says "never written"."""
     if dtype in INTEGER_DTYPES:
-        region.fill_(INT_SENTINEL[dtype])
+        region.fill_(_fill_value(dtype))
     else:
         as_int, bits = UNWRITTEN_BITS[region.dtype]
         region.view(as_int).fill_(bits)
@@ -113,7 +113,7 @@ def _poison(region: torch.Tensor, dtype: str) -> None:
 
 def _unwritten(region: torch.Tensor, dtype: str) -> torch.Tensor:
     if dtype in INTEGER_DTYPES:
-        return region == INT_SENTINEL[dtype]
+        return region == _fill_value(dtype)
     as_int, bits = UNWRITTEN_BITS[region.dtype]
     return region.view(as_int) == bits
 
@@ -260,9 +260,10 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
         rows.append(f"{name}{idx}: got {got.flatten()[flat].item():.7g}, "
                     f"expected {expected.flatten()[flat].item():.7g}")
     # Counted among the wrong elements only: 0xA5 is a value a kernel can compute too.
-    unwritten = int((never.view(dims) & ~close).sum())
+    never = never.view(dims)
+    unwritten = int((never & ~close).sum())
     hint = f" ({unwritten} still hold the fill value)" if unwritten else ""
-    computed_nan = int((torch.isnan(got) & ~close).sum()) - unwritten
+    computed_nan = int((torch.isnan(got) & ~never & ~close).sum())
     if computed_nan:
         hint += (f" ({computed_nan} computed as NaN: outputs arrive filled with NaN, so a kernel "
                  "that adds into its output (atomics, +=) without zeroing it first gets NaN)")

@@ -261,13 +261,22 @@ def _patch_comparisons() -> None:
         setattr(InterpreterBuilder, name, compare)
 
 
+def _bf16_bits(numbers):
+    """float32 (or float64) numbers -> bfloat16 bit patterns (uint16), rounded to nearest even
+    as torch and a GPU's cvt.rn.bf16 round: how the interpreter stores a bfloat16 tensor."""
+    import numpy as np
+    import torch
+
+    rounded = torch.from_numpy(np.ascontiguousarray(numbers)).to(torch.bfloat16)
+    return rounded.view(torch.int16).numpy().view(np.uint16).reshape(np.shape(numbers))
+
+
 def _patch_bf16_rounding() -> None:
     """float32 -> bfloat16 rounds to nearest even, as a GPU's cvt.rn.bf16.f32 (and torch) do.
     Triton 3.9's interpreter truncates the mantissa instead (1.9577 stores as 1.9531, torch
     gives 1.9609): a correct kernel was a ulp off on a CPU only."""
     try:
         import numpy as np
-        import torch
         import triton.language as tl
         from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
     except ImportError:
@@ -278,9 +287,8 @@ def _patch_bf16_rounding() -> None:
 
     def cast_impl(self, src, dst_type):
         if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
-            rounded = torch.from_numpy(np.ascontiguousarray(src.data, dtype=np.float32))
-            bits = rounded.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
-            return TensorHandle(bits.reshape(np.shape(src.data)), dst_type.scalar)
+            numbers = np.asarray(src.data, dtype=np.float32)
+            return TensorHandle(_bf16_bits(numbers), dst_type.scalar)
         return original(self, src, dst_type)
 
     cast_impl.tclab_rne = True
@@ -298,7 +306,6 @@ def _patch_bf16_arithmetic() -> None:
     sum)."""
     try:
         import numpy as np
-        import torch
         import triton.language as tl
         from triton.runtime.interpreter import InterpreterBuilder, ReduceOps, ScanOps, TensorHandle
     except ImportError:
@@ -309,9 +316,7 @@ def _patch_bf16_arithmetic() -> None:
     def values(bits):  # bfloat16 bit patterns -> float32 numbers
         return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
 
-    def bits(numbers):  # float32 (or float64) numbers -> bfloat16 bit patterns, nearest even
-        rounded = torch.from_numpy(np.ascontiguousarray(numbers)).to(torch.bfloat16)
-        return rounded.view(torch.int16).numpy().view(np.uint16).reshape(np.shape(numbers))
+    bits = _bf16_bits
 
     def is_bf16(handle) -> bool:
         return handle.dtype.scalar == tl.bfloat16
@@ -362,36 +367,25 @@ def _patch_bf16_arithmetic() -> None:
         data = bits(t.handle.data)
         return ops.to_tensor(data if t.type.is_block() else data.reshape(()), tl.bfloat16)
 
-    def summed(original, wants_values):
+    def through_float32(original):  # tl.sum, tl.max, a scan: on the numbers, rounded back
         def op(self, input, *args, **kwargs):
-            if isinstance(input, tuple) or input.dtype.scalar != tl.bfloat16:
-                return original(self, input, *args, **kwargs)
-            as_float = self.to_tensor(values(input.handle.data), tl.float32)
-            found = original(self, as_float, *args, **kwargs)
-            found = found if isinstance(found, (tuple, list)) else (found,)
-            back = [as_bf16(self, t) for t in found]
-            return back[0] if not wants_values else back
-        return op
-
-    def min_max(original):
-        def op(self, input, val_reduce_op, idx_reduce_op=None):
-            first = input[0] if isinstance(input, tuple) else input  # (values, indices)
+            first = input[0] if isinstance(input, tuple) else input  # min_max: (values, indices)
             if first.dtype.scalar != tl.bfloat16:
-                return original(self, input, val_reduce_op, idx_reduce_op)
+                return original(self, input, *args, **kwargs)
             found = original(self, self.to_tensor(values(first.handle.data), tl.float32),
-                             val_reduce_op, idx_reduce_op)
-            back = [as_bf16(self, t) for t in (found if isinstance(found, tuple) else (found,))]
-            return tuple(back) if isinstance(found, tuple) else back[0]
+                             *args, **kwargs)
+            if isinstance(found, (tuple, list)):  # a scan's [values], min_max's (values, index)
+                return type(found)(as_bf16(self, t) for t in found)
+            return as_bf16(self, found)
         return op
 
     patched(InterpreterBuilder, "binary_op", binary_op)
     patched(InterpreterBuilder, "unary_op", unary_op)
     patched(InterpreterBuilder, "ternary_op", ternary_op)
     patched(InterpreterBuilder, "create_fma", fma)
-    patched(ReduceOps, "sum", lambda o: summed(o, False))
-    patched(ReduceOps, "min_max", min_max)
-    patched(ScanOps, "cumsum", lambda o: summed(o, True))
-    patched(ScanOps, "cumprod", lambda o: summed(o, True))
+    for cls, name in ((ReduceOps, "sum"), (ReduceOps, "min_max"), (ScanOps, "cumsum"),
+                      (ScanOps, "cumprod")):
+        patched(cls, name, through_float32)
 
 
 def ensure(device: str) -> None:

@@ -139,6 +139,11 @@ def test_integer_outputs_use_a_sentinel_and_compare_exactly(tmp_path):
     views["out"][3] = (int(x[3]) + 1) % 256
     assert "1 of 7 elements differ" in check.compare(copy, case, "out", buffers["out"], want,
                                                      "cuda")
+    views["out"][5] = check.INT_SENTINEL["uint8"] if int(x[5]) != 0xA5 else 0
+    verdict = check.compare(copy, case, "out", buffers["out"], want, "cuda")
+    # One left unwritten beside the wrong one; integers have no NaN to blame.
+    assert "2 of 7 elements differ" in verdict and "computed as NaN" not in verdict, verdict
+    views["out"][5] = x[5]
     buffers["out"][check.GUARD + 7] = 0
     assert "out-of-bounds write" in check.compare(copy, case, "out", buffers["out"], want,
                                                   "cuda")
