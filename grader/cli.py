@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from grader import device as dev
-from grader import grading, manifest, paths, release
+from grader import grading, manifest, paths, release, runner
 from grader.judge.verdict import Grade
 
 
@@ -77,7 +77,8 @@ def cmd_check(args) -> int:
     labs = manifest.select(args.labs)
     grades: list[Grade] = []
     jobs = [(lab, ex, impl) for lab in labs for ex in lab.exercises for impl in ex.impls]
-    with Progress(console=console, transient=True) as progress:
+    # One submitter: a worker server serves every check (runner.session).
+    with Progress(console=console, transient=True) as progress, runner.session():
         task = progress.add_task("checking", total=len(jobs))
         for done, (lab, ex, impl) in enumerate(jobs, 1):
             progress.update(task, description=f"{ex.key} {impl}")

@@ -294,20 +294,21 @@ def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None
     except submission.SubmissionError as exc:
         nb, error = None, exc
     grades = []
-    for ex in lab.exercises:
-        if exercises and ex.name not in exercises:
-            continue
-        for impl in impls or ex.impls:
-            if impl not in ex.impls:
+    with runner.session():  # one worker server for the whole notebook
+        for ex in lab.exercises:
+            if exercises and ex.name not in exercises:
                 continue
-            if nb is None:
-                grades.append(unreadable(ex, impl, device, error, kw.get("perf", True)))
-                continue
-            try:
-                sources = submission.cell_sources(nb, ex.impls[impl].cells, str(path),
-                                                  cell_names(ex))
-            except submission.SubmissionError as exc:
-                grades.append(unreadable(ex, impl, device, exc, kw.get("perf", True)))
-                continue
-            grades.append(grade_exercise(ex, impl, sources, device, **kw))
+            for impl in impls or ex.impls:
+                if impl not in ex.impls:
+                    continue
+                if nb is None:
+                    grades.append(unreadable(ex, impl, device, error, kw.get("perf", True)))
+                    continue
+                try:
+                    sources = submission.cell_sources(nb, ex.impls[impl].cells, str(path),
+                                                      cell_names(ex))
+                except submission.SubmissionError as exc:
+                    grades.append(unreadable(ex, impl, device, exc, kw.get("perf", True)))
+                    continue
+                grades.append(grade_exercise(ex, impl, sources, device, **kw))
     return grades

@@ -1,12 +1,16 @@
 """Process plumbing for the worker: spawn, feed the request, stream messages, time-limit, kill.
 
 It decides nothing: `grader.grading` prepares the request and hands what came back to a
-judge's `decide()`. Each run is a fresh process in its own session, killed with its whole
-process group when it finishes, stops early or passes its deadline.
+judge's `decide()`. Each run is a fresh process: spawned for it in its own session, or, inside
+`session()`, forked for it by a worker server that already imported torch and Triton (one
+sandbox per submission, see `Server`). Either way it is killed with everything it started
+when it finishes, stops early or passes its deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import select
@@ -43,6 +47,7 @@ class Request:
     schedules: list = field(default_factory=list)  # check, CPU CUDA: ["reverse"]
     perf: dict = field(default_factory=dict)  # perf: {dtypes, repeat, sweep}
     role: str = "student"  # perf: "student", or "reference" (its own process; no student code)
+    env: dict = field(default_factory=dict)  # set in a served worker before anything runs
 
 
 def _child_env(extra: dict | None) -> dict:
@@ -79,11 +84,12 @@ class Link:
         threading.Thread(target=write, daemon=True).start()
 
 
-def _events(msg_fd: int, res_fd: int, link: Link):
-    """(message, result frame or None) from the worker until both its pipes are closed;
-    yields (None, None) once if the deadline passes. Both pipes are drained together, so a
-    worker writing a large result never blocks on a parent waiting for a message; a case's
-    result frame is written before its message, and the message waits here for it."""
+def _events(msg_fd: int, res_fd: int, link: Link, exited: Server | None = None):
+    """(message, result frame or None) from the worker until both its pipes are closed (or,
+    for a served worker, its server says it exited and the pipes hold nothing more); yields
+    (None, None) once if the deadline passes. Both pipes are drained together, so a worker
+    writing a large result never blocks on a parent waiting for a message; a case's result
+    frame is written before its message, and the message waits here for it."""
     # A bytearray grows in place: `bytes +=` copied the whole frame for each 64 KiB a pipe
     # returns, quadratic in the frame (two minutes for a 16M-element case's result).
     lines, frames, results, waiting = b"", bytearray(), [], []
@@ -103,7 +109,15 @@ def _events(msg_fd: int, res_fd: int, link: Link):
         if left <= 0:
             yield None, None
             return
-        ready, _, _ = select.select(open_fds, [], [], min(left, 0.5))
+        watch = [exited.fd] if exited is not None and exited.status is None else []
+        gone = exited is not None and exited.status is not None
+        ready, _, _ = select.select(open_fds + watch, [], [], 0 if gone else min(left, 0.5))
+        if watch and watch[0] in ready:  # the server reaped it: every byte it wrote is in
+            exited.read_status()  # the pipes, read on below until none is left
+            ready.remove(watch[0])
+            continue
+        if gone and not ready:
+            break
         for fd in ready:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -145,14 +159,115 @@ def _tail(path: Path, lines: int) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
+class Server:
+    """One sandboxed worker process that has imported torch, Triton and the grader, and forks
+    a fresh child for each request: the start-up (2-3 s of imports, the sandbox) is paid once
+    per submission instead of once per check. It never imports student code itself; every
+    child starts from that clean state, and once a child exits the server kills whatever else
+    runs in the sandbox (`--sandboxed`: its own pid namespace) or in the child's session, then
+    reports the exit status on a pipe no child holds. A run that ends any other way (a
+    timeout, an early stop, an error, a non-zero exit) discards the server: the next run
+    gets a new one, so nothing a failed run left behind reaches the next.
+
+    One submission per server: the children of one server share its sandbox's files."""
+
+    def __init__(self, device: str, root: Path):
+        self.device, self.jobs = device, 0
+        self.workdir = Path(tempfile.mkdtemp(prefix="serve-", dir=root))
+        msg_r, msg_w = os.pipe()
+        res_r, res_w = os.pipe()
+        ctl_r, ctl_w = os.pipe()
+        env = _child_env(None)
+        boxed = sandbox.command([], self.workdir, device, env)
+        argv = [sys.executable, "-m", "grader.worker", "--serve", device, str(msg_w), str(res_w),
+                str(ctl_w), *(["--sandboxed"] if boxed else [])]
+        self.out_path = self.workdir / "output.txt"
+        with open(self.out_path, "wb") as out:
+            self.proc = subprocess.Popen(
+                [*boxed, *argv] if boxed else argv, stdin=subprocess.PIPE, stdout=out,
+                stderr=subprocess.STDOUT, pass_fds=(msg_w, res_w, ctl_w), env=env,
+                cwd=self.workdir, start_new_session=True)
+        for fd in (msg_w, res_w, ctl_w):
+            os.close(fd)
+        self.msg_fd, self.res_fd, self.fd = msg_r, res_r, ctl_r
+        self.unsandboxed = "" if boxed else (sandbox.available() or "no sandbox")
+        self.status: int | None = None  # the current child's exit status, once reaped
+        self._ctl = b""
+
+    def read_status(self) -> None:
+        chunk = os.read(self.fd, 64)
+        if not chunk:  # the server itself is gone
+            self.status = -9
+            return
+        self._ctl += chunk
+        if b"\n" in self._ctl:
+            line, self._ctl = self._ctl.split(b"\n", 1)
+            self.status = int(line)
+
+    def close(self) -> None:
+        _kill(self.proc)
+        for fd in (self.msg_fd, self.res_fd, self.fd):
+            os.close(fd)
+
+
+class Session:
+    """The servers of one submission, one per device, started on first use."""
+
+    def __init__(self):
+        self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
+        self.servers: dict[str, Server] = {}
+
+    def server(self, device: str) -> Server:
+        srv = self.servers.get(device)
+        if srv is None or srv.proc.poll() is not None:
+            if srv is not None:
+                srv.close()
+            srv = self.servers[device] = Server(device, Path(self._dir.name))
+        return srv
+
+    def discard(self, device: str) -> None:
+        srv = self.servers.pop(device, None)
+        if srv is not None:
+            srv.close()
+
+    def close(self) -> None:
+        for device in list(self.servers):
+            self.discard(device)
+        self._dir.cleanup()
+
+
+_SESSION: contextvars.ContextVar[Session | None] = contextvars.ContextVar("tclab_session",
+                                                                          default=None)
+
+
+@contextlib.contextmanager
+def session():
+    """Runs inside share a worker server (see `Server`): one submission's checks. Nested, the
+    outer session serves. `TCLAB_SERVE=0` turns it off (every run spawns its own worker)."""
+    if _SESSION.get() is not None or os.environ.get("TCLAB_SERVE", "1") == "0":
+        yield
+        return
+    own = Session()
+    token = _SESSION.set(own)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        own.close()
+
+
 def run(request: Request, timeout: float | None = None, on_loaded=None, on_message=None,
         wrapper: list[str] | None = None, env: dict | None = None) -> Outcome:
     """Run the worker on `request` until EOF, an error report, `on_message` returning False,
     or the deadline; the child is killed in every case.
 
     `on_loaded(link)` runs once the student's module has loaded (send the first case there);
-    `on_message(msg, payload, link)` gets every later message, with its result frame."""
+    `on_message(msg, payload, link)` gets every later message, with its result frame.
+    Inside `session()` a student's run is served (a reference or a wrapped run never is)."""
     timeout = timeout or DEFAULT_TIMEOUT[request.device]
+    served = _SESSION.get()
+    if served is not None and wrapper is None and request.role == "student":
+        return _served(served, request, timeout, on_loaded, on_message, env)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tclab-") as own:
         workdir = Path(request.workdir or own)
@@ -175,22 +290,7 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         link.send(json.dumps(request.__dict__).encode())
         outcome = Outcome(timeout=timeout, unsandboxed="" if boxed else
                           (sandbox.available() or "no sandbox"))
-        for msg, payload in _events(msg_r, res_r, link):
-            if msg is None:
-                outcome.timed_out = True
-                break
-            if msg.event == "error":
-                outcome.error = msg
-                break
-            if msg.event == "done":
-                continue
-            if msg.event == "loaded":
-                if on_loaded is not None:
-                    on_loaded(link)
-                continue
-            outcome.messages.append(msg)
-            if on_message is not None and on_message(msg, payload, link) is False:
-                break
+        _route(link, _events(msg_r, res_r, link), on_loaded, on_message, outcome)
         for fd in (msg_r, res_r):
             os.close(fd)
         _kill(proc)
@@ -199,3 +299,55 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         outcome.output = _tail(out_path, 400 if wrapper else 15)
         outcome.seconds = round(time.monotonic() - started, 2)
         return outcome
+
+
+def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> bool:
+    """Route a worker's messages into `outcome`; True if the run reached its natural end
+    (the worker closed its pipes or exited), False if it stopped early or timed out."""
+    for msg, payload in events:
+        if msg is None:
+            outcome.timed_out = True
+            return False
+        if msg.event == "error":
+            outcome.error = msg
+            return False
+        if msg.event == "done":
+            continue
+        if msg.event == "loaded":
+            if on_loaded is not None:
+                on_loaded(link)
+            continue
+        outcome.messages.append(msg)
+        if on_message is not None and on_message(msg, payload, link) is False:
+            return False
+    return True
+
+
+def _served(own: Session, request: Request, timeout: float, on_loaded, on_message,
+            env: dict | None) -> Outcome:
+    """`run()` through the session's server: the request goes to the server, which forks a
+    child for it; the child's pipes are the server's, its end is the server's status line."""
+    started = time.monotonic()
+    srv = own.server(request.device)
+    srv.jobs += 1
+    workdir = srv.workdir / f"job-{srv.jobs}"  # its own folder: no stale module or .pyc
+    workdir.mkdir()
+    request.workdir, request.env = str(workdir), {**(env or {}), **request.env}
+    offset = srv.out_path.stat().st_size
+    srv.status = None
+    link = Link(srv.proc.stdin, started + timeout)
+    link.send(json.dumps(request.__dict__).encode())
+    outcome = Outcome(timeout=timeout, unsandboxed=srv.unsandboxed)
+    natural = _route(link, _events(srv.msg_fd, srv.res_fd, link, srv), on_loaded,
+                        on_message, outcome)
+    if natural and srv.status is None:  # the server itself died
+        srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
+    outcome.returncode = srv.status
+    if not natural or srv.status != 0:
+        own.discard(request.device)  # killed now: nothing of this run reaches the next
+    with open(srv.out_path, "rb") as out:
+        out.seek(offset)
+        text = out.read().decode(errors="replace")
+    outcome.output = "\n".join(text.rstrip().splitlines()[-15:])
+    outcome.seconds = round(time.monotonic() - started, 2)
+    return outcome

@@ -10,6 +10,7 @@ the student's code loaded, or, in a process of its own that holds no student cod
 reference.
 
     python -m grader.worker MESSAGE_FD RESULT_FD  < frames
+    python -m grader.worker --serve DEVICE MESSAGE_FD RESULT_FD STATUS_FD [--sandboxed]
 """
 
 from __future__ import annotations
@@ -140,7 +141,84 @@ def _perf(ex, impl, launcher, request, timer, watch, launches, chan, explain) ->
         chan.send(correctness.error_message(exc, None, explain))
 
 
+def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -> None:
+    """A worker server (`grader.runner.Server`): everything a check imports before the
+    student's code, imported once; then, per request frame, a forked child runs it as a fresh
+    worker would, and once it exits every other process it left is killed before its exit
+    status goes out on `ctl_fd` (closed in the child: a child cannot fake its own end)."""
+    import signal
+
+    from grader import device as dev
+    from grader import wire
+
+    dev.use(device)
+    import numpy  # noqa: F401 - imported here, once, for every child
+    import torch  # noqa: F401
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401
+
+    from grader import audit, bench, manifest, submission, tamper  # noqa: F401
+    from grader.judge import correctness, perf  # noqa: F401
+    from grader.judge.verdict import Message
+
+    while True:
+        try:
+            frame = wire.read(0)
+        except wire.WireError:
+            return  # the parent closed the pipe: the session is over
+        if not frame:
+            continue  # a frame meant for a child that had already ended
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(ctl_fd)
+                os.setsid()  # its own group: the server kills it and what it started
+                request = json.loads(frame)
+                os.environ.update(request.get("env") or {})
+                os.chdir(request["workdir"])
+                try:
+                    run(request, Channel(msg_fd), res_fd)
+                finally:
+                    Channel(msg_fd).send(Message(event="done"))
+                code = 0
+            except BaseException:  # noqa: BLE001 - reported like a worker's crash
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        _kill_rest(pid, sandboxed, signal.SIGKILL)
+        os.write(ctl_fd, f"{os.waitstatus_to_exitcode(status)}\n".encode())
+
+
+def _kill_rest(child: int, sandboxed: bool, sig: int) -> None:
+    """Every process the child left: in the sandbox's own pid namespace, all but the server
+    and the namespace's init; outside one, the child's session."""
+    if not sandboxed:
+        try:
+            os.killpg(child, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        return
+    for _ in range(3):  # a process may fork while the list is read
+        others = [int(p) for p in os.listdir("/proc") if p.isdigit()
+                  and int(p) not in (1, os.getpid())]
+        for pid in others:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not others:
+            return
+
+
 def main() -> None:
+    if sys.argv[1] == "--serve":
+        serve(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]),
+              "--sandboxed" in sys.argv[6:])
+        return
     from grader import wire
     from grader.judge.verdict import Message
 

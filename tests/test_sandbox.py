@@ -6,6 +6,7 @@ negative control that shows the probe works)."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import socket
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest, paths, sandbox
+from grader import grading, manifest, paths, runner, sandbox
 
 LAB = manifest.get("lab01")
 EX = LAB.exercise()
@@ -94,10 +95,13 @@ def grade(sources, device):
     return grading.grade_exercise(EX, "triton", sources, device, hidden=False, perf=False)
 
 
-def test_a_sandboxed_submission_finds_nothing(probe, device):
+@pytest.mark.parametrize("served", [False, True], ids=["spawned", "served"])
+def test_a_sandboxed_submission_finds_nothing(probe, device, served):
+    """Spawned for its check, or forked by a worker server (grader.runner.session)."""
     if sandbox.available():
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
-    result = grade(probe, device)
+    with runner.session() if served else contextlib.nullcontext():
+        result = grade(probe, device)
     assert result.correct, f"the probe found something: {result.reason}"
     assert not result.unsandboxed
 

@@ -28,7 +28,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
-from grader import check, grading, manifest, submission
+from grader import check, grading, manifest, runner, submission
 from grader import device as dev
 from grader.course.preprocessors import RESTORED, is_test_cell
 from grader.judge import perf
@@ -169,7 +169,7 @@ class Regrade(NbGraderPreprocessor):
 
     def grade(self, lab, nb, device: str, plot_dir: Path) -> dict[tuple[str, str], Grade]:
         grades = {}
-        with secret_in_env(self.secret()):
+        with secret_in_env(self.secret()), runner.session():  # one worker server for them all
             for ex in lab.exercises:
                 for impl, spec in ex.impls.items():
                     try:

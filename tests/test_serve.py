@@ -1,0 +1,100 @@
+"""One worker server per submission (grader.runner.session): the checks it serves decide as
+spawned workers do, a run that fails leaves nothing for the next one, and what a student's
+code starts in the background does not outlive its check."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from grader import grading, manifest, runner, sandbox
+
+LAB = manifest.get("lab01")
+EX = LAB.exercise()
+CELL = EX.impls["triton"].cells[0]
+
+KERNEL = '''
+@triton.jit
+def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x {op} y).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def vector_add_triton(x, y, out):
+    n = out.numel()
+    vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+'''
+HONEST, WRONG = KERNEL.format(op="+"), KERNEL.format(op="-")
+# At import: a grandchild in a session of its own, writing the time next to the check's folder
+# every 20 ms, forever.
+DAEMON = '''
+import os as _os
+import time as _time
+
+if _os.fork() == 0:
+    _os.setsid()
+    if _os.fork() == 0:
+        _beat = _os.path.join(_os.path.dirname(_os.getcwd()), "heartbeat")
+        while True:
+            with open(_beat, "w") as _f:
+                _f.write(repr(_time.time()))
+            _time.sleep(0.02)
+    _os._exit(0)
+_time.sleep(0.3)  # it has beaten by the time the check runs
+''' + HONEST
+
+
+def grade(source: str, device: str):
+    return grading.grade_exercise(EX, "triton", {CELL: source}, device, hidden=False,
+                                  perf=False)
+
+
+def summary(g) -> list:
+    return [(v.status, v.dtype, v.reason) for v in g.checks]
+
+
+def server(device):
+    return runner._SESSION.get().servers.get(device)
+
+
+def test_served_checks_decide_as_spawned_ones(device, monkeypatch):
+    with runner.session():
+        served = [summary(grade(s, device)) for s in (HONEST, WRONG, HONEST)]
+    monkeypatch.setenv("TCLAB_SERVE", "0")
+    with runner.session():
+        assert runner._SESSION.get() is None  # switched off: every run spawns its worker
+        spawned = [summary(grade(s, device)) for s in (HONEST, WRONG, HONEST)]
+    assert served == spawned
+    assert served[0][0][0] == "pass" and served[1][0][0] == "fail", served
+
+
+def test_one_server_serves_passing_checks_and_a_failed_run_discards_it(device):
+    with runner.session():
+        assert grade(HONEST, device).correct
+        first = server(device)
+        assert grade(HONEST, device).correct
+        assert server(device) is first and first.jobs == 2  # served twice, no new start-up
+        assert not grade(WRONG, device).correct
+        assert server(device) is None and first.proc.poll() is not None  # killed with it
+        assert grade(HONEST, device).correct
+        assert server(device) is not first
+
+
+def test_a_process_left_running_by_a_check_is_killed_before_the_next(device):
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()} (outside one, a "
+                    "process in a session of its own is out of the server's reach)")
+    with runner.session():
+        assert grade(DAEMON, device).correct
+        srv = server(device)
+        assert srv is not None, "the check passed: its server should have stayed"
+        beat = srv.workdir / "heartbeat"
+        assert beat.exists(), "the control did not work: its background process never ran"
+        last = beat.read_text()
+        time.sleep(0.3)
+        assert beat.read_text() == last, "the check's background process outlived it"
+        assert grade(HONEST, device).correct and server(device) is srv
