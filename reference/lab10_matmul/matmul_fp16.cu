@@ -5,33 +5,49 @@
 //
 // Work (lab.toml's `flops`): 2 m n k. Byte ledger of the minimum: read a and b once, write c
 // once, 2 (m k + k n + m n) bytes. This kernel reads a tile of a once per tile column of c and a
-// tile of b once per tile row (BN / 2 and BM / 2 FLOPs per byte fetched: 64 to 128), the grouped
-// numbering keeping most re-reads in the L2; it writes c once, 16 bytes per store.
+// tile of b once per tile row (BM BN / (BM + BN) FLOPs per byte fetched: 64 at 128 x 128, 85 at
+// 128 x 256), the grouped numbering keeping most re-reads in the L2; it writes c once, 16 bytes
+// per store.
 //
-// One block of 8 warps per BM x BN tile of c, the warps WARPS_M x (8 / WARPS_M), each owning a
-// WM x WN piece: (WM / 16) x (WN / 16) float accumulator fragments in registers (64 x 64: 16
-// fragments, 128 floats per thread). Per 16-deep slice of a K tile a warp loads WM / 16
-// fragments of a and WN / 16 of b and does every product of the two: each fragment load feeds
-// 4 tensor-core operations at 64 x 64.
+// One block of WARPS_M x WARPS_N warps per BM x BN tile of c, each warp owning a WM x WN piece:
+// (WM / 16) x (WN / 16) float accumulator fragments in registers (64 x 64: 16 fragments, 128
+// floats per thread). Per 16-deep slice of a K tile a warp loads WM / 16 fragments of a and
+// WN / 16 of b and does every product of the two: each fragment load feeds 4 tensor-core
+// operations at 64 x 64. The tiles (TUNE in matmul_fp16_cuda.py): 128 x 256 and 256 x 128 with
+// 8 warps of 64 x 64, one block per SM (their registers); 128 x 128 with 8 warps of 64 x 32 or
+// 4 warps of 64 x 64, two blocks per SM, so that one block's barrier is the other's work.
 //
 // Shared memory (dynamic): STAGES buffers of a's K tile (BM x BK halves) and b's (BK x BN), each
 // row padded by 8 halves (16 bytes): a fragment load reads 16 bytes from each of 8 rows, and
-// rows 80 (a) or 2 BN + 16 (b) bytes apart start those 8 pieces in 8 different groups of 4
-// banks (64 or 2 BN bytes apart, they would share banks). Every fragment starts on a multiple
-// of 32 bytes, as load_matrix_sync requires. The K loop keeps STAGES - 1 tiles in flight:
+// rows 2 BK + 16 (a) or 2 BN + 16 (b) bytes apart start those 8 pieces in 8 different groups of
+// 4 banks (2 BK or 2 BN bytes apart, a multiple of 128, they would share banks). Every fragment
+// starts on a multiple of 32 bytes, as load_matrix_sync requires. Copies: consecutive threads
+// take consecutive 16-byte pieces of a row (a warp's copy reads whole 32-byte sectors), each
+// thread the same column of rows a pass of the block apart, from two pointers set once.
 //
-//     issue tiles 0 .. STAGES - 2, one commit each
-//     for each tile t: wait until tile t has landed (wait_prior(STAGES - 2)); __syncthreads()
-//         issue tile t + STAGES - 1 into the buffer tile t - 1 used (free: every warp passed
-//         the barrier after multiplying it); commit (empty at the end: the count stays uniform)
-//         multiply tile t
+// The K loop keeps STAGES - 1 tiles in flight and has one barrier per tile, placed before the
+// last slice's products: past it every warp holds tile t's last fragments (tile t's buffer is
+// free) and loads the next tile's first ones while those products run. Fragments go to two
+// register sets in turn; where a thread may use 255 registers (64 x 64 warps) a warp loads slice
+// s + 1 before multiplying slice s, hiding the loads' latency (PREFETCH):
+//
+//     issue tiles 0 .. STAGES - 2, one commit each; wait for tile 0; load its slice 0
+//     for each tile t, for each slice s:
+//         at the last slice: wait until tile t + 1 has landed; __syncthreads()
+//         at slice 0: issue tile t + STAGES - 1 into the buffer of tile t - 1 (free since the
+//             previous barrier); commit
+//         load the next slice's fragments (tile t + 1's first after the last), multiply slice s
+//
+// Tiles past k are issued too, all zeros (their copies read nothing): the loop has no branch
+// but its own, and the commits stay uniform.
 //
 // m, n, k are multiples of 16 and the row strides multiples of 8 (the launcher checks): every
 // 16-byte piece of a row, and every 16 x 16 fragment of c, is inside the matrix or outside it
-// as a whole. Pieces outside are zeros, stored directly. The epilogue goes through shared
-// memory (a fragment's register layout is unspecified and c is float16): each warp stores a
-// finished accumulator to a 16 x 16 float scratch tile of its own, and each lane converts 8
-// floats and writes them with one 16-byte store.
+// as a whole. A piece outside is a copy of no bytes that fills its 16 with zeros (the copy's
+// zfill; its source the matrix's start, never read). The epilogue goes through shared memory
+// (a fragment's register layout is unspecified and c is float16): each warp stores a finished
+// accumulator to a 16 x 16 float scratch tile of its own, and each lane converts 8 floats and
+// writes them with one 16-byte store.
 //
 // Tiles are numbered on a 1-D grid (no 65535 limit) in groups of group_m tile rows, column by
 // column inside a group. Offsets are 64-bit wherever a row number multiplies a stride.
@@ -41,15 +57,7 @@
 #include <mma.h>
 using namespace nvcuda;
 
-constexpr int BK = 32;       // depth of one K tile
-constexpr int PAD = 8;       // halves of padding per shared row
-constexpr int THREADS = 256; // 8 warps
-
-template <int BM, int BN, int STAGES>
-constexpr int smem_bytes()
-{
-    return STAGES * (BM * (BK + PAD) + BK * (BN + PAD)) * 2;
-}
+constexpr int PAD = 8;  // halves of padding per shared row
 
 // Two floats rounded to a pair of halves, as the 32 bits of a uint4's component.
 __device__ __forceinline__ unsigned pack(float x, float y)
@@ -58,21 +66,33 @@ __device__ __forceinline__ unsigned pack(float x, float y)
     return *reinterpret_cast<unsigned *>(&pair);
 }
 
-template <int BM, int BN, int WARPS_M, int STAGES>
+template <int BM, int BN, int WARPS_M, int WARPS_N, int BK, int STAGES, int MIN_BLOCKS>
 __device__ __forceinline__ void body(unsigned char *smem, const __half *__restrict__ a,
                                      const __half *__restrict__ b, __half *__restrict__ c,
                                      int m, int n, int k, int stride_am, int stride_bk,
                                      int group_m)
 {
-    constexpr int WARPS_N = THREADS / 32 / WARPS_M;
+    constexpr int THREADS = WARPS_M * WARPS_N * 32;
     constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // a warp's piece of the tile
     constexpr int FM = WM / 16, FN = WN / 16;            // its fragments
-    constexpr int A_STAGE = BM * (BK + PAD), B_STAGE = BK * (BN + PAD);  // halves
+    constexpr int SLICES = BK / 16;                      // 16-deep slices of a K tile
+    constexpr int LDA = BK + PAD, LDB = BN + PAD;        // shared row strides (halves)
+    constexpr int A_STAGE = BM * LDA, B_STAGE = BK * LDB;
+    constexpr int SMEM = STAGES * (A_STAGE + B_STAGE) * 2;  // bytes: the launcher's `shared`
+    constexpr int A_ROWS = THREADS / (BK / 8), B_ROWS = THREADS / (BN / 8);  // rows per pass
+    // Fragments of the next slice loaded before this slice's products (their latency hidden)
+    // need a second register set: 32 registers at 64 x 64, affordable where a thread may use
+    // 255; within 128 (8 warps, 2 blocks per SM) they are loaded after the products instead.
+    constexpr bool PREFETCH = 65536 / (THREADS * MIN_BLOCKS) >= 255;
     static_assert(WM % 16 == 0 && WN % 16 == 0, "a warp's piece is whole fragments");
-    static_assert(BM * BK / 8 % THREADS == 0 && BK * BN / 8 % THREADS == 0, "copies per thread");
+    static_assert(SLICES % 2 == 0, "slice 0 of every tile is in register set 0");
+    static_assert(THREADS % (BN / 8) == 0 && BM % A_ROWS == 0 && BK % B_ROWS == 0,
+                  "whole passes: each thread copies one column of pieces");
+    static_assert(SMEM >= THREADS / 32 * 16 * 16 * 4,
+                  "the epilogue's scratch tiles fit in the pipeline's buffers");
 
-    __half *as = reinterpret_cast<__half *>(smem);    // [STAGES][BM][BK + PAD]
-    __half *bs = as + STAGES * A_STAGE;                // [STAGES][BK][BN + PAD]
+    __half *as = reinterpret_cast<__half *>(smem);    // [STAGES][BM][LDA]
+    __half *bs = as + STAGES * A_STAGE;                // [STAGES][BK][LDB]
 
     const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
     const int per_group = group_m * tiles_n, first_m = blockIdx.x / per_group * group_m;
@@ -82,27 +102,30 @@ __device__ __forceinline__ void body(unsigned char *smem, const __half *__restri
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wr = warp / WARPS_N * WM, wc = warp % WARPS_N * WN;
 
+    // This thread's pieces: rows ar, ar + A_ROWS, ... of a's tile at column ac, rows br,
+    // br + B_ROWS, ... of b's at column bc. Sources at K tile 0; a pointer past the matrix is
+    // never read (its pieces are zero-filled).
+    const int ar = threadIdx.x / (BK / 8), ac = threadIdx.x % (BK / 8) * 8;
+    const int br = threadIdx.x / (BN / 8), bc = threadIdx.x % (BN / 8) * 8;
+    const __half *a_src = a + (long long)(row0 + ar) * stride_am + ac;
+    const __half *b_src = b + (long long)br * stride_bk + col0 + bc;
+    const long long a_pass = (long long)A_ROWS * stride_am, b_pass = (long long)B_ROWS * stride_bk;
+
     auto issue = [&](int stage, int k0) {
-        __half *sa = as + stage * A_STAGE, *sb = bs + stage * B_STAGE;
+        __half *sa = as + stage * A_STAGE + ar * LDA + ac;
+        __half *sb = bs + stage * B_STAGE + br * LDB + bc;
+        const __half *ga = a_src + k0, *gb = b_src + (long long)k0 * stride_bk;
 #pragma unroll
-        for (int p = 0; p < BM * BK / 8 / THREADS; ++p) {
-            const int e = threadIdx.x + p * THREADS, r = e / (BK / 8), cc = e % (BK / 8) * 8;
-            const int row = row0 + r, col = k0 + cc;
-            __half *dst = sa + r * (BK + PAD) + cc;
-            if (row < m && col < k)
-                __pipeline_memcpy_async(dst, a + (long long)row * stride_am + col, 16);
-            else  // past m, or past k: zeros add nothing
-                *reinterpret_cast<uint4 *>(dst) = make_uint4(0, 0, 0, 0);
+        for (int p = 0; p < BM / A_ROWS; ++p) {
+            const bool inside = row0 + ar + p * A_ROWS < m && k0 + ac < k;
+            __pipeline_memcpy_async(sa + p * A_ROWS * LDA, inside ? ga + p * a_pass : a, 16,
+                                    inside ? 0 : 16);  // outside: past m or k, zeros
         }
 #pragma unroll
-        for (int p = 0; p < BK * BN / 8 / THREADS; ++p) {
-            const int e = threadIdx.x + p * THREADS, r = e / (BN / 8), cc = e % (BN / 8) * 8;
-            const int row = k0 + r, col = col0 + cc;
-            __half *dst = sb + r * (BN + PAD) + cc;
-            if (row < k && col < n)
-                __pipeline_memcpy_async(dst, b + (long long)row * stride_bk + col, 16);
-            else
-                *reinterpret_cast<uint4 *>(dst) = make_uint4(0, 0, 0, 0);
+        for (int p = 0; p < BK / B_ROWS; ++p) {
+            const bool inside = k0 + br + p * B_ROWS < k && col0 + bc < n;
+            __pipeline_memcpy_async(sb + p * B_ROWS * LDB, inside ? gb + p * b_pass : b, 16,
+                                    inside ? 0 : 16);
         }
     };
 
@@ -112,36 +135,59 @@ __device__ __forceinline__ void body(unsigned char *smem, const __half *__restri
 #pragma unroll
         for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[2][FM];
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[2][FN];
+    auto load = [&](int set, int stage, int kk) {  // the fragments of slice kk of a buffer
+        const __half *sa = as + stage * A_STAGE + wr * LDA + kk;
+        const __half *sb = bs + stage * B_STAGE + kk * LDB + wc;
+#pragma unroll
+        for (int i = 0; i < FM; ++i) wmma::load_matrix_sync(fa[set][i], sa + i * 16 * LDA, LDA);
+#pragma unroll
+        for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(fb[set][j], sb + j * 16, LDB);
+    };
+    auto load_after = [&](int s, int stage, int next) {  // the slice after slice s
+        if (s + 1 < SLICES)
+            load((s + 1) % 2, stage, (s + 1) * 16);
+        else
+            load(0, next, 0);
+    };
+
+    // Buffers in turn: tile t's (stage), tile t + 1's (next), and tile t - 1's (refill), where
+    // tile t + STAGES - 1 goes.
     const int k_tiles = (k + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < k_tiles) issue(s, s * BK);
+        issue(s, s * BK);
         __pipeline_commit();
     }
+    __pipeline_wait_prior(STAGES - 2);  // tile 0 has landed (this thread's copies)
+    __syncthreads();                    // ... every thread's
+    load(0, 0, 0);
+    int stage = 0;
     for (int t = 0; t < k_tiles; ++t) {
-        __pipeline_wait_prior(STAGES - 2);  // tile t has landed (this thread's copies)
-        __syncthreads();  // ... every thread's; and every warp is done with tile t - 1
-        const int next = t + STAGES - 1;
-        if (next < k_tiles) issue(next % STAGES, next * BK);
-        __pipeline_commit();
-        const __half *sa = as + t % STAGES * A_STAGE, *sb = bs + t % STAGES * B_STAGE;
+        const int next = stage + 1 == STAGES ? 0 : stage + 1;
+        const int refill = stage == 0 ? STAGES - 1 : stage - 1;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa[FM];
-            wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb[FN];
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-                wmma::load_matrix_sync(fa[i], sa + (wr + i * 16) * (BK + PAD) + kk, BK + PAD);
-#pragma unroll
-            for (int j = 0; j < FN; ++j)
-                wmma::load_matrix_sync(fb[j], sb + kk * (BN + PAD) + wc + j * 16, BN + PAD);
+        for (int s = 0; s < SLICES; ++s) {
+            if (s == SLICES - 1) {
+                __pipeline_wait_prior(STAGES - 2);  // tile t + 1 has landed (this thread's)
+                __syncthreads();  // ... every thread's; every warp is done reading tile t
+            }
+            if (s == 0) {
+                issue(refill, (t + STAGES - 1) * BK);
+                __pipeline_commit();
+            }
+            if (PREFETCH) load_after(s, stage, next);
 #pragma unroll
             for (int i = 0; i < FM; ++i)
 #pragma unroll
-                for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+                for (int j = 0; j < FN; ++j)
+                    wmma::mma_sync(acc[i][j], fa[s % 2][i], fb[s % 2][j], acc[i][j]);
+            if (!PREFETCH) load_after(s, stage, next);
         }
+        stage = next;
     }
-    __pipeline_wait_prior(0);  // nothing left in flight (only empty batches remain)
+    __pipeline_wait_prior(0);  // the zeros past k have landed too
     __syncthreads();           // the pipeline's buffers become the epilogue's scratch tiles
 
     float *scratch = reinterpret_cast<float *>(smem) + warp * 16 * 16;
@@ -165,25 +211,32 @@ __device__ __forceinline__ void body(unsigned char *smem, const __half *__restri
     }
 }
 
-// One kernel per (BM, BN, WARPS_M, STAGES): the sweep's candidates (TUNE in
-// matmul_fp16_cuda.py). Dynamic shared memory (smem_bytes; over 48 KiB the GPU path opts in).
-#define WMMA_KERNEL(BM_, BN_, WARPS_M_, ST_)                                                       \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                          \
-        matmul_fp16_kernel_##BM_##x##BN_##_##WARPS_M_##_##ST_(                                     \
+// One kernel per (tile, warps, BK, STAGES): the sweep's candidates (TUNE in
+// matmul_fp16_cuda.py), named matmul_fp16_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>.
+// MIN_BLOCKS, blocks per SM for __launch_bounds__: 2 for the 128 x 128 tiles (with 8 warps, at
+// most 128 registers a thread), 1 for the others (8 warps of 64 x 64 take over 200). Dynamic
+// shared memory (SMEM in body; over 48 KiB the GPU path opts in).
+#define WMMA_KERNEL(BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_)                                     \
+    extern "C" __global__ void __launch_bounds__(WM_ * WN_ * 32, MIN_BLOCKS_)                      \
+        matmul_fp16_kernel_##BM_##x##BN_##_##WM_##x##WN_##_##BK_##_##ST_(                          \
             const __half *__restrict__ a, const __half *__restrict__ b, __half *__restrict__ c,    \
             int m, int n, int k, int stride_am, int stride_bk, int group_m)                        \
     {                                                                                              \
         extern __shared__ __align__(128) unsigned char smem[];                                     \
-        body<BM_, BN_, WARPS_M_, ST_>(smem, a, b, c, m, n, k, stride_am, stride_bk, group_m);      \
+        body<BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_>(smem, a, b, c, m, n, k, stride_am,         \
+                                                        stride_bk, group_m);                       \
     }
 
-// 128 x 128: warps 2 x 4 (64 x 32 each); 128 x 256 and 256 x 128: 64 x 64 each.
-WMMA_KERNEL(128, 128, 2, 2)
-WMMA_KERNEL(128, 128, 2, 3)
-WMMA_KERNEL(128, 128, 2, 4)
-WMMA_KERNEL(128, 256, 2, 2)
-WMMA_KERNEL(128, 256, 2, 3)
-WMMA_KERNEL(128, 256, 2, 4)
-WMMA_KERNEL(256, 128, 4, 2)
-WMMA_KERNEL(256, 128, 4, 3)
-WMMA_KERNEL(256, 128, 4, 4)
+// Each tile at BK 32 and 64, 2 to 4 stages.
+#define WMMA_KERNELS(BM_, BN_, WM_, WN_, MIN_BLOCKS_)                                              \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 32, 2, MIN_BLOCKS_)                                            \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 32, 3, MIN_BLOCKS_)                                            \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 32, 4, MIN_BLOCKS_)                                            \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 64, 2, MIN_BLOCKS_)                                            \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 64, 3, MIN_BLOCKS_)                                            \
+    WMMA_KERNEL(BM_, BN_, WM_, WN_, 64, 4, MIN_BLOCKS_)
+
+WMMA_KERNELS(128, 128, 2, 4, 2)
+WMMA_KERNELS(128, 128, 2, 2, 2)
+WMMA_KERNELS(128, 256, 2, 4, 1)
+WMMA_KERNELS(256, 128, 4, 2, 1)
