@@ -19,6 +19,9 @@
 #ifndef VEC
 #define VEC 1
 #endif
+#ifndef STREAM
+#define STREAM 0  // 1: streaming loads and stores (__ldcs / __stcs), evicted first from the L2
+#endif
 
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
@@ -102,12 +105,18 @@ __device__ __forceinline__ void apply(const T *__restrict__ x, T *__restrict__ o
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {  // every load first: VEC chunks in flight per thread
         long long i = first + (long long)k * blockDim.x;  // coalesced: neighbours in a warp
-        a[k] = i < n_chunks ? __ldg(x16 + i) : make_uint4(0u, 0u, 0u, 0u);
+        a[k] = i < n_chunks ? (STREAM ? __ldcs(x16 + i) : __ldg(x16 + i)) : make_uint4(0u, 0u, 0u, 0u);
     }
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {
         long long i = first + (long long)k * blockDim.x;
-        if (i < n_chunks) o16[i] = map_chunk<T>(a[k], op);  // the last block runs past the end
+        if (i < n_chunks) {  // the last block runs past the end
+            const uint4 c = map_chunk<T>(a[k], op);
+            if (STREAM)
+                __stcs(o16 + i, c);
+            else
+                o16[i] = c;
+        }
     }
     const long long tail = n_chunks * PACK + (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (tail < n) {  // n % PACK leftovers, scalar, for the grid's first threads only

@@ -18,13 +18,18 @@ import triton.language as tl
 # at the same bytes per thread they are twice the elements, twice the arithmetic per byte
 # (silu: an exponential and a division per element), and the sweep on an H200 found another
 # best (fp32's 8 warps x 16 B reached only 87-89% of the roof in float16).
-NUM_WARPS = 4  # float32; swept on an H200, see docs/perf.md
+NUM_WARPS = 8  # float32; swept on an H200, see docs/perf.md
 BYTES_PER_THREAD = 16  # float32; swept on an H200, see docs/perf.md
-NUM_WARPS_16 = 4  # float16 and bfloat16; swept on an H200, see docs/perf.md
+NUM_WARPS_16 = 2  # float16 and bfloat16; swept on an H200, see docs/perf.md
 BYTES_PER_THREAD_16 = 32  # float16 and bfloat16; swept on an H200, see docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
+# STREAM: x loaded evict-first and out stored streaming (".cs"): nothing is read again; to be
+# swept on an H200 (16-bit relu, leaky_relu and clip sit at 0.98-1.00x torch, both at 97-98%
+# of the roof).
+STREAM = False
 TUNE = {"NUM_WARPS": (4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64),
-        "NUM_WARPS_16": (2, 4, 8, 16), "BYTES_PER_THREAD_16": (16, 32, 64)}
+        "NUM_WARPS_16": (2, 4, 8, 16), "BYTES_PER_THREAD_16": (16, 32, 64),
+        "STREAM": (False, True)}
 
 
 @triton.jit
@@ -36,11 +41,15 @@ def activation_kernel(
     b,  # second parameter: hi (clip); unused otherwise
     OP: tl.constexpr,  # "relu" | "leaky_relu" | "sigmoid" | "silu" | "clip"
     BLOCK_SIZE: tl.constexpr,  # elements per program
+    STREAM: tl.constexpr,  # streaming cache hints (see STREAM above)
 ):
     pid = tl.program_id(axis=0).to(tl.int64)  # pid * BLOCK_SIZE passes 2^31 past 2^31 elements
     offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n_elements  # the last block runs past the end
-    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    if STREAM:
+        x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_first").to(tl.float32)
+    else:
+        x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
     if OP == "relu":
         y = tl.where(x < 0.0, 0.0, x)  # NaN < 0 is False: NaN stays
     elif OP == "leaky_relu":
@@ -53,7 +62,10 @@ def activation_kernel(
         y = tl.where(x >= 0.0, r, e * r)  # NaN: e * r is NaN
         if OP == "silu":
             y = x * y  # silu(-inf) = -inf * 0 = NaN, as torch
-    tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
+    if STREAM:
+        tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask, cache_modifier=".cs")
+    else:
+        tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def launch(op: str, x: torch.Tensor, out: torch.Tensor, a: float = 0.0, b: float = 0.0) -> None:
@@ -65,7 +77,8 @@ def launch(op: str, x: torch.Tensor, out: torch.Tensor, a: float = 0.0, b: float
         (NUM_WARPS_16, BYTES_PER_THREAD_16)
     block = warps * 32 * nbytes // size
     grid = (triton.cdiv(n, block),)
-    activation_kernel[grid](x, out, n, a, b, OP=op, BLOCK_SIZE=block, num_warps=warps)
+    activation_kernel[grid](x, out, n, a, b, OP=op, BLOCK_SIZE=block, STREAM=STREAM,
+                            num_warps=warps)
 
 
 def relu_triton(x: torch.Tensor, out: torch.Tensor) -> None:

@@ -16,10 +16,10 @@ SOURCE = (Path(__file__).parent / "matmul_fp16.cu").read_text()
 # BM x BN of a block _ its warps, WARPS_M x WARPS_N: to be swept on an H200 (docs/perf.md).
 # 128 x 256 and 256 x 128 with 8 warps of 64 x 64 (one block per SM); 128 x 128 with 8 warps
 # of 64 x 32 or 4 warps of 64 x 64 (two blocks per SM: one block's barrier is the other's work).
-TILE = "128x256_2x4"
-BK = 32  # depth of a K tile (32: 2 barriers per 64 deep; 64: 1): to be swept on an H200
-STAGES = 3  # K tiles in shared memory (STAGES - 1 in flight): to be swept on an H200
-GROUP_M = 8  # tile rows per group of the numbering (the L2's reuse): to be swept on an H200
+TILE = "128x256_2x4"  # swept on an H200 (2026-12-01), docs/perf.md
+BK = 64  # swept on an H200 (2026-12-01), docs/perf.md
+STAGES = 3  # swept on an H200 (2026-12-01), docs/perf.md
+GROUP_M = 16  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn, in this order); each
 # TILE, BK and STAGES is a kernel of matmul_fp16.cu, matmul_fp16_kernel_<TILE>_<BK>_<STAGES>:
 TUNE = {"TILE": ("128x128_2x4", "128x128_2x2", "128x256_2x4", "256x128_4x2"), "BK": (32, 64),

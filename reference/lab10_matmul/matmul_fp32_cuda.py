@@ -12,9 +12,9 @@ import torch
 from grader.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "matmul_fp32.cu").read_text()
-TILE = "128x128x8"  # BM x BN x BK of the float4 kernel: to be swept on an H200 (docs/perf.md)
-MIN_BLOCKS = 2  # its __launch_bounds__ blocks per SM: to be swept on an H200
-GROUP_M = 8  # tile rows per group of the numbering (the L2's reuse): to be swept on an H200
+TILE = "128x128x8"  # swept on an H200 (2026-12-01), docs/perf.md
+MIN_BLOCKS = 2  # swept on an H200 (2026-12-01), docs/perf.md
+GROUP_M = 16  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn); each TILE and
 # MIN_BLOCKS pair is a kernel of matmul_fp32.cu, matmul_fp32_kernel_vec_<TILE>_<MIN_BLOCKS>:
 TUNE = {"TILE": ("128x128x8", "128x128x16", "128x64x8", "64x128x8", "64x64x8", "64x64x16"),
