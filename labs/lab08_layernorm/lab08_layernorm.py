@@ -32,10 +32,13 @@
 #    registers, or Welford's running update; why the one-pass `E[x²] - E[x]²` cancels.
 # 3. **Rows longer than a block**: each CUDA thread keeps several columns, a Triton block is
 #    as wide as the row; what a kernel does when the row does not fit at all.
-# 4. **bfloat16 in, float32 math, one rounding out**, with 16-byte accesses in CUDA C.
+# 4. **bfloat16 in, float32 math, one rounding out**, with 16-byte accesses in CUDA C, and
+#    the row kept in registers as it was read: a memory-bound kernel's speed is the bytes it
+#    keeps in flight, not the values.
 # 5. **The backward pass** (the challenge exercise): `dx` is a row reduction again, but `dw`
 #    and `db` sum over *rows*, across all the programs: partial sums per group of rows, then a
-#    second kernel, and why not one `atomicAdd` per row.
+#    second kernel, and why not one `atomicAdd` per row; in CUDA, the next row's loads in
+#    flight while this row is reduced.
 #
 # | idea | Triton | CUDA C |
 # |---|---|---|
@@ -45,7 +48,7 @@
 # | the columns past `n_cols` | `tl.load(..., mask=cols < n_cols, other=0.0)`: they add 0 to a sum, but `x - mean` is `-mean` there, so zero them again with `tl.where(mask, x - mean, 0.0)` before squaring | the same: the given `load_chunk` reads them as 0; set `x - mean` to 0 past the row |
 # | a sum over the row | `tl.sum(x, axis=0)`: a scalar | each thread adds its own values; `block_sum` adds the threads: warp shuffles (`__shfl_xor_sync`), one value per warp through `__shared__` memory, `__syncthreads()` |
 # | `1 / sqrt(v)` | `tl.rsqrt(v)` | `rsqrtf(v)` |
-# | bfloat16 in, float32 math | `tl.load(...).to(tl.float32)`; `.to(out_ptr.dtype.element_ty)` at the store (the CPU interpreter cannot compute in bfloat16 at all) | given: `to_float(v)`, `from_float<T>(y)`, and `load_chunk` / `store_chunk`, which move 16 bytes at a time where the row allows it |
+# | bfloat16 in, float32 math | `tl.load(...).to(tl.float32)`; `.to(out_ptr.dtype.element_ty)` at the store (the CPU interpreter cannot compute in bfloat16 at all) | given: `to_float(v)`, `from_float<T>(y)`, `load_chunk` / `store_chunk`, which move 16 bytes at a time where the row allows it, and `chunk_at<T>(chunk, j)`, one element of a chunk as a float |
 # | a scalar parameter | `eps`: a Python float argument arrives as float32 | `float eps`: pass `np.float32(eps)` |
 # | sums over rows (backward) | each program accumulates its group's rows in a `[BLOCK_SIZE]` float32 tensor, stores it as one row of a partial buffer; a second kernel adds the rows of that buffer | each thread accumulates its own columns over the group's rows in registers; a second kernel adds the partial rows |
 #
@@ -206,17 +209,27 @@ def layernorm_triton(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
 #
 # ### CUDA C
 #
-# One block per row. A block has at most 1024 threads and a row may be longer, so each
-# thread keeps `PER_THREAD = 16` values of its row in registers (rows up to 16384 columns):
-# the row is cut into **chunks** of 16 bytes, `PACK = 16 / sizeof(T)` elements (4 floats or 8
-# bfloat16), and thread `t` owns chunks `t`, `t + blockDim.x`, `t + 2 * blockDim.x`, … (its
+# One block per row. A block has at most 1024 threads and a row may be longer, so the row is
+# cut into **chunks** of 16 bytes, `PACK = 16 / sizeof(T)` elements (4 floats or 8 bfloat16),
+# and each thread keeps `CHUNKS = 4` of them in registers (rows up to 4 × 1024 chunks: 16384
+# float32 columns): thread `t` owns chunks `t`, `t + blockDim.x`, `t + 2 * blockDim.x`, … (its
 # neighbours own the neighbouring chunks: a warp reads 512 contiguous bytes at once).
 #
-# Given, at the top of the source: `to_float` / `from_float<T>`, and `load_chunk(p, c, n, vec,
-# v)`, which reads the chunk starting at column `c` of the row at `p` into the floats `v[0 …
-# PACK-1]`: as one 16-byte load when `vec` is set (the launcher sets `aligned` when every row
-# of every tensor starts on a 16-byte boundary), element by element otherwise, with the
-# elements at or past `n` read as 0. `store_chunk` writes a chunk back, never past `n`.
+# **Count bytes, not values.** A memory-bound kernel is as fast as the bytes it keeps in
+# flight: each SM must have tens of KiB of loads outstanding to cover the memory's latency,
+# and its 65536 registers are shared by the blocks it runs. So a thread keeps its chunks **as
+# they came from memory**, a `uint4` (4 registers) per chunk whatever the dtype, and widens
+# each value to float when it computes with it (for bfloat16 a shift: free next to a memory
+# access). Widened on load, 8 bfloat16 would take 8 registers for the 16 bytes a float32 chunk
+# keeps in 4: half the bytes in flight per register, and half the speed.
+#
+# Given, at the top of the source: `to_float` / `from_float<T>`; `load_chunk(p, c, n, vec)`,
+# which returns the chunk starting at column `c` of the row at `p`, with the elements at or
+# past `n` set to 0: as one 16-byte load when `vec` is set (the launcher sets `aligned` when
+# every row of every tensor starts on a 16-byte boundary and is whole chunks), element by
+# element otherwise;
+# `chunk_at<T>(chunk, j)`, its element `j` as a float; and `store_chunk`, which writes `PACK`
+# floats back as a chunk of `T`, never past `n`.
 #
 # You write `block_sum(v)`: the sum of `v` over all the threads of the block, returned to every
 # thread (as lab 07's `block_reduce`, a sum only); and the body of the template `layernorm<T>`,
@@ -228,7 +241,7 @@ def layernorm_triton(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
 LAYERNORM_CU = r"""
 #include <cuda_bf16.h>  // __nv_bfloat16 and its conversions
 
-#define PER_THREAD 16  // row values each thread keeps in registers: rows up to 16 x 1024
+#define CHUNKS 4  // 16-byte chunks of its row each thread keeps: rows up to 4 x 1024 chunks
 
 // Given: to_float widens one element, from_float<T> rounds a float to T (to nearest even).
 __device__ __forceinline__ float to_float(float v) { return v; }
@@ -240,36 +253,47 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
     return __float2bfloat16_rn(v);
 }
 
-// Given: the chunk of PACK = 16 / sizeof(T) elements p[c] ... p[c + PACK - 1], widened into
-// v[0 .. PACK - 1]. With vec (p + c 16-byte aligned) a whole chunk is one 16-byte load; else,
-// and for a partial chunk at the end of the row, one element at a time, those at or past n
-// read as 0.
+// Given: the chunk of PACK = 16 / sizeof(T) elements p[c] ... p[c + PACK - 1] as it is in
+// memory, 16 bytes (4 registers whatever T is), with the elements at or past n set to 0. With
+// vec (p 16-byte aligned, n a multiple of PACK: the row is whole chunks) one 16-byte load;
+// else one element at a time.
 template <class T>
-__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+__device__ __forceinline__ uint4 load_chunk(const T *p, int c, int n, bool vec)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
-        const T *e = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    uint4 chunk = make_uint4(0u, 0u, 0u, 0u);  // float and bfloat16 zeros are zero bits
+    if (vec) {
+        if (c < n) chunk = *reinterpret_cast<const uint4 *>(p + c);
     } else {
+        T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) e[j] = p[c + j];
+        }
     }
+    return chunk;
 }
 
-// Given: v[0 .. PACK - 1] rounded to T into p[c] ... p[c + PACK - 1], none at or past n.
+// Given: element j of a chunk of T, widened to float.
+template <class T> __device__ __forceinline__ float chunk_at(const uint4 &chunk, int j)
+{
+    return to_float(reinterpret_cast<const T *>(&chunk)[j]);
+}
+
+// Given: v[0 .. PACK - 1] rounded to T into p[c] ... p[c + PACK - 1], none at or past n (vec:
+// as for load_chunk, one 16-byte store).
 template <class T>
 __device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        uint4 raw;
-        T *e = reinterpret_cast<T *>(&raw);
+    if (vec) {
+        if (c < n) {
+            uint4 chunk;
+            T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
-        *reinterpret_cast<uint4 *>(p + c) = raw;
+            for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+            *reinterpret_cast<uint4 *>(p + c) = chunk;
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < PACK; ++j) {
@@ -305,17 +329,16 @@ __device__ __forceinline__ void layernorm(const T *__restrict__ x, const T *__re
 {
     /// BEGIN SOLUTION
     constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per chunk: 4 or 8
-    constexpr int CHUNKS = PER_THREAD / PACK;        // chunks per thread
     const T *row_in = x + (size_t)blockIdx.x * stride_xr;  // 64-bit: can pass 2^31
     T *row_out = out + (size_t)blockIdx.x * n_cols;
-    float v[CHUNKS][PACK];  // this thread's part of the row: read once, kept in registers
+    uint4 v[CHUNKS];  // this thread's part of the row as read: kept in registers, 16 bytes each
     float sum = 0.0f;
 #pragma unroll
     for (int k = 0; k < CHUNKS; ++k) {
         const int c = (threadIdx.x + k * blockDim.x) * PACK;  // first column of the chunk
-        load_chunk(row_in, c, n_cols, aligned, v[k]);  // past the row: zeros
+        v[k] = load_chunk(row_in, c, n_cols, aligned);  // past the row: zeros
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) sum += v[k][j];
+        for (int j = 0; j < PACK; ++j) sum += chunk_at<T>(v[k], j);
     }
     const float mean = block_sum(sum) / n_cols;
     float sq = 0.0f;
@@ -324,8 +347,8 @@ __device__ __forceinline__ void layernorm(const T *__restrict__ x, const T *__re
         const int c = (threadIdx.x + k * blockDim.x) * PACK;
 #pragma unroll
         for (int j = 0; j < PACK; ++j) {
-            v[k][j] = c + j < n_cols ? v[k][j] - mean : 0.0f;  // past the row: 0, not -mean
-            sq += v[k][j] * v[k][j];
+            const float d = c + j < n_cols ? chunk_at<T>(v[k], j) - mean : 0.0f;  // not -mean
+            sq += d * d;
         }
     }
     const float rstd = rsqrtf(block_sum(sq) / n_cols + eps);  // biased variance, eps inside
@@ -333,12 +356,14 @@ __device__ __forceinline__ void layernorm(const T *__restrict__ x, const T *__re
     for (int k = 0; k < CHUNKS; ++k) {
         const int c = (threadIdx.x + k * blockDim.x) * PACK;
         if (c < n_cols) {  // chunks wholly past the row have nothing to write
-            float wv[PACK], bv[PACK];
-            load_chunk(w, c, n_cols, aligned, wv);
-            load_chunk(b, c, n_cols, aligned, bv);
+            const uint4 wc = load_chunk(w, c, n_cols, aligned);
+            const uint4 bc = load_chunk(b, c, n_cols, aligned);
+            float y[PACK];
 #pragma unroll
-            for (int j = 0; j < PACK; ++j) v[k][j] = v[k][j] * rstd * wv[j] + bv[j];
-            store_chunk(row_out, c, n_cols, aligned, v[k]);
+            for (int j = 0; j < PACK; ++j)
+                y[j] = (chunk_at<T>(v[k], j) - mean) * rstd * chunk_at<T>(wc, j)
+                       + chunk_at<T>(bc, j);
+            store_chunk(row_out, c, n_cols, aligned, y);
         }
     }
     /// END SOLUTION
@@ -354,7 +379,7 @@ extern "C" __global__ void __launch_bounds__(1024) layernorm_kernel_f32(
     int n_cols,                   // columns per row
     int stride_xr,                // elements between the starts of two rows of x
     float eps,                    // added to the variance, inside the square root
-    int aligned)                  // 1: every row of x and out, w and b start 16-byte aligned
+    int aligned)                  // 1: rows of x and out, w and b: aligned whole chunks
 {
     layernorm(x, w, b, out, n_cols, stride_xr, eps, aligned != 0);
 }
@@ -393,13 +418,15 @@ def layernorm_cuda(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
     ### BEGIN SOLUTION
     assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
     n_rows, n_cols = x.shape
-    per_thread = 16  # PER_THREAD in LAYERNORM_CU
-    assert n_cols <= 1024 * per_thread, f"rows up to {1024 * per_thread} columns, got {n_cols}"
-    # Enough threads for the row, a power of two, at least one whole warp.
-    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
+    pack = 16 // x.element_size()  # elements per 16-byte chunk
+    chunks = 4  # CHUNKS in LAYERNORM_CU
+    n_chunks = triton.cdiv(n_cols, pack)
+    assert n_chunks <= 1024 * chunks, f"rows up to {1024 * chunks * pack} columns, got {n_cols}"
+    # Whole warps, CHUNKS chunks each: a power of two would leave threads idle (5120 float32
+    # columns are 1280 chunks: 320 threads; 512 would hold 2048).
+    threads = triton.cdiv(triton.cdiv(n_chunks, chunks), 32) * 32
     # 16-byte chunks need every row of every tensor to start on a 16-byte boundary: aligned
     # bases, and row lengths (x's stride, out's n_cols) that are whole chunks.
-    pack = 16 // x.element_size()
     aligned = (all(t.data_ptr() % 16 == 0 for t in (x, weight, bias, out))
                and x.stride(0) % pack == 0 and n_cols % pack == 0)
     layernorm_kernels_cu[x.dtype](
@@ -430,21 +457,22 @@ def layernorm_cuda(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
 #
 # <details><summary>Hint 2 — the chunks of a thread</summary>
 #
-# `float v[CHUNKS][PACK]` with `PACK = sizeof(uint4) / sizeof(T)` and
-# `CHUNKS = PER_THREAD / PACK`. Chunk `k` of the thread starts at column
-# `c = (threadIdx.x + k * blockDim.x) * PACK`; `load_chunk(row_in, c, n_cols, aligned, v[k])`
-# fills `v[k]`. Loops over `k` and `j` with `#pragma unroll` index the array by constants,
-# so it stays in registers. Sum, `block_sum`, divide by `n_cols`: the mean.
+# `uint4 v[CHUNKS]` with `PACK = sizeof(uint4) / sizeof(T)`. Chunk `k` of the thread starts at
+# column `c = (threadIdx.x + k * blockDim.x) * PACK`; `v[k] = load_chunk(row_in, c, n_cols,
+# aligned)`, and `chunk_at<T>(v[k], j)` for `j < PACK` are its values. Loops over `k` and `j`
+# with `#pragma unroll` index the array by constants, so it stays in registers. Sum, then
+# `block_sum`, divide by `n_cols`: the mean.
 # </details>
 #
 # <details><summary>Hint 3 — the second pass and the output</summary>
 #
-# Replace each `v[k][j]` by `v[k][j] - mean`, or by 0 where `c + j >= n_cols`; sum the
-# squares; `rstd = rsqrtf(block_sum(sq) / n_cols + eps)`. Then, for each chunk with
-# `c < n_cols`: load the chunks of `w` and `b` at the same `c`, compute `v * rstd * w + b`,
-# `store_chunk` into the row of `out`. The launcher: `threads = max(32,
-# next_power_of_2(cdiv(n_cols, 16)))`, `grid=(n_rows, 1)`, and `aligned` only when all four
-# `data_ptr()`s are multiples of 16 and both `x.stride(0)` and `n_cols` are multiples of `PACK`.
+# Sum the squares of `chunk_at<T>(v[k], j) - mean`, counting 0 where `c + j >= n_cols`;
+# `rstd = rsqrtf(block_sum(sq) / n_cols + eps)`. Then, for each chunk with `c < n_cols`: load
+# the chunks of `w` and `b` at the same `c`, compute `float y[PACK]` as `(v - mean) * rstd * w
+# + b`, and `store_chunk` it into the row of `out`. The launcher: `threads` = enough whole warps
+# for `cdiv(n_cols, PACK)` chunks at `CHUNKS` each, `grid=(n_rows, 1)`, and `aligned` only when
+# all four `data_ptr()`s are multiples of 16 and both `x.stride(0)` and `n_cols` are multiples
+# of `PACK`.
 # </details>
 
 # %% [markdown]
@@ -489,11 +517,11 @@ bench(LAB, "cuda", layernorm_cuda, graded=True)
 # %% [markdown]
 # ### Rows longer than a block
 #
-# Both kernels hold a whole row in registers, and that has a limit: the register file. A
-# Triton block of 16384 float32 on 16 warps is 32 values per thread; the CUDA kernel above
-# stops at `16 × 1024` columns. Rows of normalised activations rarely exceed that (16384 is
-# Llama 3 405B's hidden size), but a kernel for any length must **loop over the row in
-# chunks**, and then it cannot keep what it read:
+# Both kernels hold a whole row in registers, and that has a limit: the register file. A Triton
+# block of 16384 float32 on 16 warps is 32 values per thread; the CUDA kernel above stops at
+# `4 × 1024` chunks (16384 float32 or 32768 bfloat16 columns). Rows of normalised activations
+# rarely exceed that (16384 is Llama 3 405B's hidden size), but a kernel for any length must
+# **loop over the row in chunks**, and then it cannot keep what it read:
 #
 # - **Three passes** (mean; variance around it; normalise and write): `x` is read three
 #   times. A row of tens of KiB stays in the L2 cache (50 MB on an H100, 60 MB on an H200)
@@ -580,7 +608,7 @@ def rmsnorm_triton(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor,
 RMSNORM_CU = r"""
 #include <cuda_bf16.h>
 
-#define PER_THREAD 16  // row values each thread keeps in registers: rows up to 16 x 1024
+#define CHUNKS 4  // 16-byte chunks of its row each thread keeps: rows up to 4 x 1024 chunks
 
 // Given: as in exercise 1.
 __device__ __forceinline__ float to_float(float v) { return v; }
@@ -593,30 +621,39 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 }
 
 template <class T>
-__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+__device__ __forceinline__ uint4 load_chunk(const T *p, int c, int n, bool vec)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
-        const T *e = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    uint4 chunk = make_uint4(0u, 0u, 0u, 0u);  // float and bfloat16 zeros are zero bits
+    if (vec) {
+        if (c < n) chunk = *reinterpret_cast<const uint4 *>(p + c);
     } else {
+        T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) e[j] = p[c + j];
+        }
     }
+    return chunk;
+}
+
+template <class T> __device__ __forceinline__ float chunk_at(const uint4 &chunk, int j)
+{
+    return to_float(reinterpret_cast<const T *>(&chunk)[j]);
 }
 
 template <class T>
 __device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        uint4 raw;
-        T *e = reinterpret_cast<T *>(&raw);
+    if (vec) {
+        if (c < n) {
+            uint4 chunk;
+            T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
-        *reinterpret_cast<uint4 *>(p + c) = raw;
+            for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+            *reinterpret_cast<uint4 *>(p + c) = chunk;
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < PACK; ++j) {
@@ -651,28 +688,30 @@ __device__ __forceinline__ void rmsnorm(const T *__restrict__ x, const T *__rest
 {
     /// BEGIN SOLUTION
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    constexpr int CHUNKS = PER_THREAD / PACK;
     const T *row_in = x + (size_t)blockIdx.x * stride_xr;  // 64-bit: can pass 2^31
     T *row_out = out + (size_t)blockIdx.x * n_cols;
-    float v[CHUNKS][PACK];
+    uint4 v[CHUNKS];  // as read: 16 bytes a chunk whatever T is
     float sq = 0.0f;
 #pragma unroll
     for (int k = 0; k < CHUNKS; ++k) {
         const int c = (threadIdx.x + k * blockDim.x) * PACK;
-        load_chunk(row_in, c, n_cols, aligned, v[k]);  // past the row: zeros, which add 0
+        v[k] = load_chunk(row_in, c, n_cols, aligned);  // past the row: zeros, which add 0
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) sq += v[k][j] * v[k][j];
+        for (int j = 0; j < PACK; ++j) {
+            const float e = chunk_at<T>(v[k], j);
+            sq += e * e;
+        }
     }
     const float rstd = rsqrtf(block_sum(sq) / n_cols + eps);
 #pragma unroll
     for (int k = 0; k < CHUNKS; ++k) {
         const int c = (threadIdx.x + k * blockDim.x) * PACK;
         if (c < n_cols) {
-            float wv[PACK];
-            load_chunk(w, c, n_cols, aligned, wv);
+            const uint4 wc = load_chunk(w, c, n_cols, aligned);
+            float y[PACK];
 #pragma unroll
-            for (int j = 0; j < PACK; ++j) v[k][j] = v[k][j] * rstd * wv[j];
-            store_chunk(row_out, c, n_cols, aligned, v[k]);
+            for (int j = 0; j < PACK; ++j) y[j] = chunk_at<T>(v[k], j) * rstd * chunk_at<T>(wc, j);
+            store_chunk(row_out, c, n_cols, aligned, y);
         }
     }
     /// END SOLUTION
@@ -685,7 +724,7 @@ extern "C" __global__ void __launch_bounds__(1024) rmsnorm_kernel_f32(
     int n_cols,                   // columns per row
     int stride_xr,                // elements between the starts of two rows of x
     float eps,                    // added to the mean square, inside the square root
-    int aligned)                  // 1: every row of x and out, and w, start 16-byte aligned
+    int aligned)                  // 1: rows of x and out, and w: aligned whole chunks
 {
     rmsnorm(x, w, out, n_cols, stride_xr, eps, aligned != 0);
 }
@@ -717,10 +756,11 @@ def rmsnorm_cuda(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, eps: 
     ### BEGIN SOLUTION
     assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
     n_rows, n_cols = x.shape
-    per_thread = 16  # PER_THREAD in RMSNORM_CU
-    assert n_cols <= 1024 * per_thread, f"rows up to {1024 * per_thread} columns, got {n_cols}"
-    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
     pack = 16 // x.element_size()
+    chunks = 4  # CHUNKS in RMSNORM_CU
+    n_chunks = triton.cdiv(n_cols, pack)
+    assert n_chunks <= 1024 * chunks, f"rows up to {1024 * chunks * pack} columns, got {n_cols}"
+    threads = triton.cdiv(triton.cdiv(n_chunks, chunks), 32) * 32  # whole warps, as layernorm's
     aligned = (all(t.data_ptr() % 16 == 0 for t in (x, weight, out))
                and x.stride(0) % pack == 0 and n_cols % pack == 0)
     rmsnorm_kernels_cu[x.dtype](
@@ -740,9 +780,10 @@ def rmsnorm_cuda(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor, eps: 
 # %% [markdown]
 # <details><summary>Hint 1 — what to keep from exercise 1</summary>
 #
-# `block_sum` unchanged; in the template, the first loop (load the chunks) with `sq += v * v`
-# instead of `sum += v`, and the last loop (the output chunks) with `v * rstd * w`. The zeros
-# `load_chunk` gives past the row add nothing to a sum of squares: no second pass.
+# `block_sum` unchanged; in the template, the first loop (load the chunks) summing the squares
+# of `chunk_at<T>(v[k], j)` instead of the values, and the last loop (the output chunks) with
+# `v * rstd * w`. The zeros `load_chunk` gives past the row add nothing to a sum of squares:
+# no second pass.
 # </details>
 #
 # <details><summary>Hint 2 — the launcher</summary>
@@ -972,18 +1013,33 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 #
 # ### CUDA C
 #
-# Stage 1, `layernorm_backward<T>`: one block per group of rows, a row at a time. As in
+# Stage 1, `layernorm_backward<T, VEC>`: one block per group of rows, a row at a time. As in
 # exercise 1, thread `t` owns chunks `t, t + blockDim.x, …` of a row; it owns the **same**
 # columns in every row of the group, so its `dw` and `db` accumulators (`float dw[CHUNKS][PACK]`)
 # are its own: no shared memory, no atomics. Two `block_sum`s per row, then the row's `dx`.
 # After the last row, each thread writes its accumulators to row `blockIdx.x` of the partial
 # buffers.
 #
-# Registers set the limit here: a thread holds four arrays of `PER_THREAD` floats (`xhat` and
-# `g` of the current row, `dw` and `db`) where the forward held one, so the kernels allow at
-# most 512 threads per block (`__launch_bounds__(512)`: 128 registers each), and rows up to
-# `16 × 512 = 8192` columns (Llama 3 70B's hidden size). `weight` is re-read for every row:
-# from the cache, and it saves 16 registers.
+# **Load the next row before reducing this one.** A block here holds many registers, so an
+# SM runs only one or two of them, and a block that loads a row and then waits at
+# `block_sum`'s barriers leaves the memory idle meanwhile. So each thread keeps the next row's
+# chunks of `x` and `dy` as read (`uint4 x_next[CHUNKS]`, `dy_next[CHUNKS]`) and issues their
+# loads at the top of each iteration, as soon as it has taken the current row from them; they
+# arrive while this row is reduced and written (a **software pipeline**).
+#
+# Registers set the limit here: a thread holds `xhat` and `g` of its row, the next row's
+# chunks and the accumulators `dw` and `db`, where the forward held one row. So each thread
+# keeps `PER_THREAD = 16` columns (`CHUNKS = PER_THREAD / PACK` chunks: 4 of float32, 2 of
+# bfloat16), the kernels allow at most 512 threads per block (`__launch_bounds__(512)`: 128
+# registers each), and rows go up to `16 × 512 = 8192` columns (Llama 3 70B's hidden size).
+# `weight` is re-read for every row: from the cache, and it saves registers.
+#
+# A kernel gets the registers of its hungriest path, and the element-wise loads of unaligned
+# rows need more than 16-byte ones: so whether rows are aligned is a template parameter,
+# `VEC`, not an argument, and the given kernels come in pairs, `layernorm_backward_kernel_f32`
+# for aligned rows and `layernorm_backward_kernel_f32_unaligned` for the others (bfloat16
+# alike). The unaligned kernels have no registers left for the next row: with `VEC` false,
+# load each row when its turn comes.
 #
 # Stage 2, `column_sum_kernel`, runs on blocks of `32 × SUM_ROWS` threads: `threadIdx.x` picks
 # a column among 32 neighbours (a warp reads 128 contiguous bytes of a partial row), and the
@@ -995,7 +1051,7 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 LAYERNORM_BACKWARD_CU = r"""
 #include <cuda_bf16.h>
 
-#define PER_THREAD 16  // row values per thread: rows up to 16 x 512 (see the kernels below)
+#define PER_THREAD 16  // columns per thread: rows up to 16 x 512 (see the kernels below)
 #define SUM_ROWS 8     // column_sum_kernel's blockDim.y: threads sharing a column
 
 // Given: as in exercise 1.
@@ -1009,30 +1065,39 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
 }
 
 template <class T>
-__device__ __forceinline__ void load_chunk(const T *p, int c, int n, bool vec, float *v)
+__device__ __forceinline__ uint4 load_chunk(const T *p, int c, int n, bool vec)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        const uint4 raw = *reinterpret_cast<const uint4 *>(p + c);
-        const T *e = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = to_float(e[j]);
+    uint4 chunk = make_uint4(0u, 0u, 0u, 0u);  // float and bfloat16 zeros are zero bits
+    if (vec) {
+        if (c < n) chunk = *reinterpret_cast<const uint4 *>(p + c);
     } else {
+        T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) v[j] = c + j < n ? to_float(p[c + j]) : 0.0f;
+        for (int j = 0; j < PACK; ++j) {
+            if (c + j < n) e[j] = p[c + j];
+        }
     }
+    return chunk;
+}
+
+template <class T> __device__ __forceinline__ float chunk_at(const uint4 &chunk, int j)
+{
+    return to_float(reinterpret_cast<const T *>(&chunk)[j]);
 }
 
 template <class T>
 __device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const float *v)
 {
     constexpr int PACK = sizeof(uint4) / sizeof(T);
-    if (vec && c + PACK <= n) {
-        uint4 raw;
-        T *e = reinterpret_cast<T *>(&raw);
+    if (vec) {
+        if (c < n) {
+            uint4 chunk;
+            T *e = reinterpret_cast<T *>(&chunk);
 #pragma unroll
-        for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
-        *reinterpret_cast<uint4 *>(p + c) = raw;
+            for (int j = 0; j < PACK; ++j) e[j] = from_float<T>(v[j]);
+            *reinterpret_cast<uint4 *>(p + c) = chunk;
+        }
     } else {
 #pragma unroll
         for (int j = 0; j < PACK; ++j) {
@@ -1061,12 +1126,14 @@ __device__ float block_sum(float v)
 
 // Stage 1: block blockIdx.x takes rows blockIdx.x * rows_per_group ... (at most n_rows - 1),
 // writes their dx, and its partial sums of dw and db as row blockIdx.x of the partial buffers.
-template <class T>
+// VEC: every row of dy, x, dx and w starts 16-byte aligned (pass it to load_chunk and
+// store_chunk as their vec).
+template <class T, bool VEC>
 __device__ __forceinline__ void layernorm_backward(
     const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,
     const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,
     float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows, int n_cols,
-    int stride_dyr, int stride_xr, int rows_per_group, bool aligned)
+    int stride_dyr, int stride_xr, int rows_per_group)
 {
     /// BEGIN SOLUTION
     constexpr int PACK = sizeof(uint4) / sizeof(T);
@@ -1079,32 +1146,46 @@ __device__ __forceinline__ void layernorm_backward(
     }
     const int first = blockIdx.x * rows_per_group;
     const int last = min(first + rows_per_group, n_rows);
+    uint4 x_next[CHUNKS], dy_next[CHUNKS];  // a row of x and dy as read, before its turn
+    auto fetch = [&](int row) {
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int c = (threadIdx.x + k * blockDim.x) * PACK;
+            x_next[k] = load_chunk(x + (size_t)row * stride_xr, c, n_cols, VEC);  // 64-bit
+            dy_next[k] = load_chunk(dy + (size_t)row * stride_dyr, c, n_cols, VEC);
+        }
+    };
+    if (VEC && first < last) fetch(first);
     for (int row = first; row < last; ++row) {
-        const T *x_row = x + (size_t)row * stride_xr;  // 64-bit: can pass 2^31
-        const T *dy_row = dy + (size_t)row * stride_dyr;
-        T *dx_row = dx + (size_t)row * n_cols;
+        if (!VEC) fetch(row);  // element-wise loads leave no registers for a second row
+        uint4 xr[CHUNKS], dyr[CHUNKS];
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            xr[k] = x_next[k];
+            dyr[k] = dy_next[k];
+        }
         const float mu = mean[row], rs = rstd[row];  // row < n_rows; the same for every thread
+        if (VEC && row + 1 < last) fetch(row + 1);  // in flight while this row is reduced
         float xhat[CHUNKS][PACK], g[CHUNKS][PACK];
         float sum_g = 0.0f, sum_gx = 0.0f;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int c = (threadIdx.x + k * blockDim.x) * PACK;
-            float xv[PACK], wv[PACK];
-            load_chunk(x_row, c, n_cols, aligned, xv);
-            load_chunk(dy_row, c, n_cols, aligned, g[k]);  // dy for now; past the row: 0
-            load_chunk(w, c, n_cols, aligned, wv);  // every row: from cache, not registers
+            const uint4 wc = load_chunk(w, c, n_cols, VEC);  // every row: from cache
 #pragma unroll
             for (int j = 0; j < PACK; ++j) {
-                xhat[k][j] = (xv[j] - mu) * rs;
-                dw[k][j] += g[k][j] * xhat[k][j];
-                db[k][j] += g[k][j];
-                g[k][j] *= wv[j];  // g = dy * w: 0 past the row, where dy and w are 0
+                const float d = chunk_at<T>(dyr[k], j);  // past the row: 0, as every term
+                xhat[k][j] = (chunk_at<T>(xr[k], j) - mu) * rs;
+                dw[k][j] += d * xhat[k][j];
+                db[k][j] += d;
+                g[k][j] = d * chunk_at<T>(wc, j);
                 sum_g += g[k][j];
                 sum_gx += g[k][j] * xhat[k][j];
             }
         }
         const float mean_g = block_sum(sum_g) / n_cols;
         const float mean_gx = block_sum(sum_gx) / n_cols;
+        T *dx_row = dx + (size_t)row * n_cols;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int c = (threadIdx.x + k * blockDim.x) * PACK;
@@ -1113,7 +1194,7 @@ __device__ __forceinline__ void layernorm_backward(
 #pragma unroll
                 for (int j = 0; j < PACK; ++j)
                     d[j] = (g[k][j] - mean_g - xhat[k][j] * mean_gx) * rs;
-                store_chunk(dx_row, c, n_cols, aligned, d);
+                store_chunk(dx_row, c, n_cols, VEC, d);
             }
         }
     }
@@ -1133,47 +1214,33 @@ __device__ __forceinline__ void layernorm_backward(
     /// END SOLUTION
 }
 
-// At most 512 threads per block (__launch_bounds__): each thread holds four arrays of
-// PER_THREAD floats, and 512 threads x 128 registers fill an SM's 65536.
-extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_f32(
-    const float *__restrict__ dy,     // gradient of the output, rows stride_dyr apart
-    const float *__restrict__ x,      // the forward's input, rows stride_xr apart
-    const float *__restrict__ mean,   // n_rows: saved by the forward
-    const float *__restrict__ rstd,   // n_rows: saved by the forward
-    const float *__restrict__ w,      // weight, n_cols
-    float *__restrict__ dx,           // output, n_rows x n_cols, contiguous
-    float *__restrict__ partial_dw,   // output of this stage: n_groups x n_cols
-    float *__restrict__ partial_db,   // the same for db
-    int n_rows,                       // rows
-    int n_cols,                       // columns per row
-    int stride_dyr,                   // elements between the starts of two rows of dy
-    int stride_xr,                    // elements between the starts of two rows of x
-    int rows_per_group,               // rows per block (the last block may have fewer)
-    int aligned)                      // 1: every row of dy, x, dx and w start 16-byte aligned
-{
-    layernorm_backward(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols,
-                       stride_dyr, stride_xr, rows_per_group, aligned != 0);
-}
-
-extern "C" __global__ void __launch_bounds__(512) layernorm_backward_kernel_bf16(
-    const __nv_bfloat16 *__restrict__ dy,
-    const __nv_bfloat16 *__restrict__ x,
-    const float *__restrict__ mean,
-    const float *__restrict__ rstd,
-    const __nv_bfloat16 *__restrict__ w,
-    __nv_bfloat16 *__restrict__ dx,
-    float *__restrict__ partial_dw,
-    float *__restrict__ partial_db,
-    int n_rows,
-    int n_cols,
-    int stride_dyr,
-    int stride_xr,
-    int rows_per_group,
-    int aligned)
-{
-    layernorm_backward(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols,
-                       stride_dyr, stride_xr, rows_per_group, aligned != 0);
-}
+// Given: the kernels, one per dtype for aligned rows (16-byte loads and stores) and one per
+// dtype for the others (the launcher chooses), all with the arguments
+//   dy, x          gradient of the output and the forward's input, rows stride_dyr and
+//                  stride_xr elements apart
+//   mean, rstd     n_rows float32 each: saved by the forward
+//   w              weight, n_cols
+//   dx             output, n_rows x n_cols, contiguous
+//   partial_dw, partial_db   output of this stage: n_groups x n_cols float32 each
+//   n_rows, n_cols, stride_dyr, stride_xr, rows_per_group (the last block may have fewer).
+// VEC is a template parameter, not a kernel argument: a kernel gets the registers of its
+// hungriest path, and the element-wise loads of unaligned rows need more than 16-byte ones.
+// At most 512 threads per block (__launch_bounds__): each thread holds its PER_THREAD columns
+// of dw and db and of two rows of x and dy, and 512 threads x 128 registers fill an SM's 65536.
+#define LAYERNORM_BACKWARD_KERNEL(NAME, T, VEC)                                                 \
+    extern "C" __global__ void __launch_bounds__(512) NAME(                                    \
+        const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,     \
+        const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,           \
+        float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,            \
+        int n_cols, int stride_dyr, int stride_xr, int rows_per_group)                         \
+    {                                                                                          \
+        layernorm_backward<T, VEC>(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows,   \
+                                   n_cols, stride_dyr, stride_xr, rows_per_group);             \
+    }
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32, float, true)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16, __nv_bfloat16, true)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32_unaligned, float, false)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16_unaligned, __nv_bfloat16, false)
 
 // Stage 2: dw[c] and db[c] = the sums of column c of the partial buffers. Blocks of
 // 32 x SUM_ROWS threads: threadIdx.x a column of the block's 32, threadIdx.y a share of the rows.
@@ -1212,9 +1279,11 @@ extern "C" __global__ void column_sum_kernel(
 
 # %% nbgrader={"grade": false, "grade_id": "layernorm_backward_cuda", "locked": false, "schema_version": 3, "solution": true}
 layernorm_backward_module_cu = SourceModule(LAYERNORM_BACKWARD_CU, no_extern_c=True)
-layernorm_backward_kernels_cu = {
-    torch.float32: layernorm_backward_module_cu.get_function("layernorm_backward_kernel_f32"),
-    torch.bfloat16: layernorm_backward_module_cu.get_function("layernorm_backward_kernel_bf16"),
+layernorm_backward_kernels_cu = {  # (dtype, aligned rows): kernel
+    (dtype, aligned): layernorm_backward_module_cu.get_function(
+        f"layernorm_backward_kernel_{suffix}{'' if aligned else '_unaligned'}")
+    for dtype, suffix in ((torch.float32, "f32"), (torch.bfloat16, "bf16"))
+    for aligned in (True, False)
 }
 column_sum_kernel_cu = layernorm_backward_module_cu.get_function("column_sum_kernel")
 
@@ -1222,12 +1291,12 @@ column_sum_kernel_cu = layernorm_backward_module_cu.get_function("column_sum_ker
 def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
                             rstd: torch.Tensor, weight: torch.Tensor, dx: torch.Tensor,
                             dw: torch.Tensor, db: torch.Tensor) -> None:
-    """dx, dw, db of layer_norm: layernorm_backward_kernels_cu[x.dtype] on a block per group
-    of rows, then column_sum_kernel_cu on blocks of 32 x 8 threads.
+    """dx, dw, db of layer_norm: layernorm_backward_kernels_cu[x.dtype, aligned] on a block
+    per group of rows, then column_sum_kernel_cu on blocks of 32 x 8 threads.
 
     Stage 1's arguments: the eight tensors as np.uintp(t.data_ptr()) (the partial buffers
-    after dx), then n_rows, n_cols, dy.stride(0), x.stride(0), rows_per_group and the aligned
-    flag as np.int32. Stage 2's: the two partial buffers, dw, db, then n_groups and n_cols.
+    after dx), then n_rows, n_cols, dy.stride(0), x.stride(0) and rows_per_group as np.int32.
+    Stage 2's: the two partial buffers, dw, db, then n_groups and n_cols.
     """
     ### BEGIN SOLUTION
     n_rows, n_cols = x.shape
@@ -1239,7 +1308,7 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
     max_threads = 512  # the kernels' __launch_bounds__
     assert n_cols <= max_threads * per_thread, \
         f"rows up to {max_threads * per_thread} columns, got {n_cols}"
-    threads = max(32, triton.next_power_of_2(triton.cdiv(n_cols, per_thread)))
+    threads = triton.cdiv(triton.cdiv(n_cols, per_thread), 32) * 32  # whole warps, as forward
     rows_per_group = 32
     n_groups = triton.cdiv(n_rows, rows_per_group)
     partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
@@ -1247,7 +1316,7 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
     pack = 16 // x.element_size()
     aligned = (all(t.data_ptr() % 16 == 0 for t in (dy, x, weight, dx))
                and dy.stride(0) % pack == 0 and x.stride(0) % pack == 0 and n_cols % pack == 0)
-    layernorm_backward_kernels_cu[x.dtype](
+    layernorm_backward_kernels_cu[x.dtype, aligned](
         np.uintp(dy.data_ptr()),
         np.uintp(x.data_ptr()),
         np.uintp(mean.data_ptr()),
@@ -1261,7 +1330,6 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
         np.int32(dy.stride(0)),
         np.int32(x.stride(0)),
         np.int32(rows_per_group),
-        np.int32(aligned),
         block=(threads, 1, 1),
         grid=(n_groups, 1),
     )
@@ -1289,12 +1357,16 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
 #
 # <details><summary>Hint 2 — one row</summary>
 #
-# For each chunk `k` at column `c`: load `x`, `dy` and `w` (`load_chunk`), compute
-# `xhat = (x - mean[row]) * rstd[row]`, add `dy * xhat` to `dw[k][j]` and `dy` to `db[k][j]`,
-# then `g = dy * w`, and add `g` and `g * xhat` to two per-thread sums. Two `block_sum`s
-# divided by `n_cols` give `mean(g)` and `mean(g * xhat)`; a last loop over the chunks with
-# `c < n_cols` computes `dx` and `store_chunk`s it into the row of `dx` (`dx + (size_t)row *
-# n_cols`). Keep `xhat` and `g` of the row in arrays: they are needed after the sums.
+# `uint4 x_next[CHUNKS], dy_next[CHUNKS]` and `float mu_next, rs_next`: before the loop, load
+# row `first` into them (`load_chunk`, `mean[first]`, `rstd[first]`). At the top of each
+# iteration copy them into the current row's `xr`, `dyr`, `mu`, `rs`, then, if `row + 1 <
+# last`, load row `row + 1` into them: nothing uses those loads before the next iteration. For
+# each chunk `k` at column `c` of the current row: load the chunk of `w`, compute
+# `xhat = (x - mu) * rs` from `chunk_at<T>(xr[k], j)`, add `dy * xhat` to `dw[k][j]` and `dy`
+# to `db[k][j]`, then `g = dy * w`, and add `g` and `g * xhat` to two per-thread sums. Two
+# `block_sum`s divided by `n_cols` give `mean(g)` and `mean(g * xhat)`; a last loop over the
+# chunks with `c < n_cols` computes `xhat`, `g` and `dx` again from the chunks and
+# `store_chunk`s `dx` into its row (`dx + (size_t)row * n_cols`).
 # </details>
 #
 # <details><summary>Hint 3 — the partial rows and stage 2</summary>
@@ -1305,7 +1377,8 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
 # two sums in `__shared__ float part[2][SUM_ROWS][32]`, `__syncthreads()`, and let the threads
 # with `threadIdx.y == 0` add the `SUM_ROWS` shares and write `dw[c]`, `db[c]`. The launcher:
 # `torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)` twice, stage 1 on
-# `grid=(n_groups, 1)`, stage 2 on `block=(32, 8, 1)`, `grid=(cdiv(n_cols, 32), 1)`.
+# whole warps of 16 columns each and `grid=(n_groups, 1)`, stage 2 on `block=(32, 8, 1)`,
+# `grid=(cdiv(n_cols, 32), 1)`.
 # </details>
 
 # %% [markdown]

@@ -11,9 +11,11 @@
 // whole 16-byte chunks, every base 16-byte aligned): a block per group of rows_per_group
 // consecutive rows, a row at a time. Each thread owns VPT chunks of columns, the same in
 // every row: weight stays in its registers, and so do its dw and db accumulators (no shared
-// memory, no atomics). The next row's chunks of x and dy are loaded before the current row's
-// reductions, so that the block's loads are in flight while it waits at the barriers; both
-// row sums go through one paired block reduction (one pair of barriers per row). Other rows
+// memory, no atomics). The next row's chunks of x and dy (the next two rows' in the _a2
+// kernels) are loaded before the current row's reductions, so that the block's loads are in
+// flight while it waits at the barriers; weight and the rows are held as read (raw 16-byte
+// chunks) and widened where used. Both row sums go through one paired block reduction (one
+// pair of barriers per row). Other rows
 // take ln_bwd_kernel_<dtype>_scalar: one element at a time, the partial rows accumulated in
 // place (each thread owns its columns), the row re-read from cache for dx.
 // Stage 2, column_sum_kernel: blocks of 32 columns x SUM_ROWS threads; each thread adds every
@@ -30,13 +32,6 @@ template <> __device__ __forceinline__ float from_float<float>(float v) { return
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float v)
 {
     return __float2bfloat16_rn(v);
-}
-
-template <class T> __device__ __forceinline__ void unpack(const uint4 &raw, float *v)
-{
-    const T *e = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-    for (int j = 0; j < 16 / (int)sizeof(T); ++j) v[j] = to_float(e[j]);
 }
 
 template <class T> __device__ __forceinline__ uint4 pack(const float *v)
@@ -89,7 +84,21 @@ __device__ __forceinline__ void fetch_row(const uint4 *x4, const uint4 *dy4, int
     }
 }
 
-template <class T, int VPT>
+// Element j of a raw chunk, widened.
+template <class T> __device__ __forceinline__ float elem(const uint4 &raw, int j)
+{
+    return to_float(reinterpret_cast<const T *>(&raw)[j]);
+}
+
+// An optimisation barrier: the compiler must assume the chunk changed here, so it widens it
+// again where it is next used instead of keeping the widened floats (and xhat and g made from
+// them) alive across the block reduction. Empty: no instruction (g++ takes it as well).
+__device__ __forceinline__ void keep_raw(uint4 &raw)
+{
+    asm volatile("" : "+r"(raw.x), "+r"(raw.y), "+r"(raw.z), "+r"(raw.w));
+}
+
+template <class T, int VPT, int AHEAD>
 __device__ __forceinline__ void ln_bwd_vec(
     const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,
     const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,
@@ -99,55 +108,69 @@ __device__ __forceinline__ void ln_bwd_vec(
     constexpr int P = 16 / sizeof(T);  // elements per chunk
     __shared__ float scratch[2][32];
     const int n_chunks = n_cols / P;
-    float wv[VPT][P], acc_w[VPT][P], acc_b[VPT][P];
+    // Weight and the rows as read (4 registers a chunk, where widened bfloat16 would take 8);
+    // xhat and g are recomputed from them in each pass rather than kept.
+    uint4 wr[VPT];
+    float acc_w[VPT][P], acc_b[VPT][P];
     const uint4 *w4 = reinterpret_cast<const uint4 *>(w);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int c = threadIdx.x + k * blockDim.x;
-        if (c < n_chunks) {
-            unpack<T>(__ldg(w4 + c), wv[k]);
-        } else {
-#pragma unroll
-            for (int j = 0; j < P; ++j) wv[k][j] = 0.0f;
-        }
+        wr[k] = c < n_chunks ? __ldg(w4 + c) : make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
         for (int j = 0; j < P; ++j) acc_w[k][j] = acc_b[k][j] = 0.0f;
     }
     const int first = blockIdx.x * rows_per_group;
     const int last = min(first + rows_per_group, n_rows);
-    uint4 x_next[VPT], dy_next[VPT];
-    if (first < last)
-        fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + first * stride_xr),
-                       reinterpret_cast<const uint4 *>(dy + first * stride_dyr), n_chunks,
-                       x_next, dy_next);
+    // The next AHEAD rows, loaded AHEAD iterations before their turn: in flight while the
+    // block reduces the rows before them.
+    uint4 x_next[AHEAD][VPT], dy_next[AHEAD][VPT];
+#pragma unroll
+    for (int a = 0; a < AHEAD; ++a) {
+        if (first + a < last)
+            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (first + a) * stride_xr),
+                           reinterpret_cast<const uint4 *>(dy + (first + a) * stride_dyr),
+                           n_chunks, x_next[a], dy_next[a]);
+    }
     for (int row = first; row < last; ++row) {
         uint4 x_raw[VPT], dy_raw[VPT];
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
-            x_raw[k] = x_next[k];
-            dy_raw[k] = dy_next[k];
+            x_raw[k] = x_next[0][k];
+            dy_raw[k] = dy_next[0][k];
+#pragma unroll
+            for (int a = 0; a + 1 < AHEAD; ++a) {
+                x_next[a][k] = x_next[a + 1][k];
+                dy_next[a][k] = dy_next[a + 1][k];
+            }
         }
-        if (row + 1 < last)  // in flight while this row is reduced
-            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (row + 1) * stride_xr),
-                           reinterpret_cast<const uint4 *>(dy + (row + 1) * stride_dyr),
-                           n_chunks, x_next, dy_next);
         const float mu = mean[row], rs = rstd[row];
-        float xhat[VPT][P], g[VPT][P];
+        if (row + AHEAD < last)
+            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (row + AHEAD) * stride_xr),
+                           reinterpret_cast<const uint4 *>(dy + (row + AHEAD) * stride_dyr),
+                           n_chunks, x_next[AHEAD - 1], dy_next[AHEAD - 1]);
         float sum_g = 0.0f, sum_gx = 0.0f;
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
-            float xv[P], dv[P];
-            unpack<T>(x_raw[k], xv);
-            unpack<T>(dy_raw[k], dv);  // zeros past the row: every term below is 0 there
+            float sg = 0.0f, sgx = 0.0f;  // a chunk's sums first: shorter dependency chains
 #pragma unroll
             for (int j = 0; j < P; ++j) {
-                xhat[k][j] = (xv[j] - mu) * rs;
-                acc_w[k][j] += dv[j] * xhat[k][j];
-                acc_b[k][j] += dv[j];
-                g[k][j] = dv[j] * wv[k][j];
-                sum_g += g[k][j];
-                sum_gx += g[k][j] * xhat[k][j];
+                const float d = elem<T>(dy_raw[k], j);  // zeros past the row: every term is 0
+                const float xhat = (elem<T>(x_raw[k], j) - mu) * rs;
+                const float g = d * elem<T>(wr[k], j);
+                acc_w[k][j] += d * xhat;
+                acc_b[k][j] += d;
+                sg += g;
+                sgx += g * xhat;
             }
+            sum_g += sg;
+            sum_gx += sgx;
+        }
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {
+            keep_raw(x_raw[k]);
+            keep_raw(dy_raw[k]);
+            keep_raw(wr[k]);
         }
         block_sum2(sum_g, sum_gx, scratch);
         const float mean_g = sum_g / n_cols, mean_gx = sum_gx / n_cols;
@@ -158,7 +181,11 @@ __device__ __forceinline__ void ln_bwd_vec(
             if (c < n_chunks) {
                 float d[P];
 #pragma unroll
-                for (int j = 0; j < P; ++j) d[j] = (g[k][j] - mean_g - xhat[k][j] * mean_gx) * rs;
+                for (int j = 0; j < P; ++j) {
+                    const float xhat = (elem<T>(x_raw[k], j) - mu) * rs;
+                    const float g = elem<T>(dy_raw[k], j) * elem<T>(wr[k], j);
+                    d[j] = (g - mean_g - xhat * mean_gx) * rs;
+                }
                 __stcs(dx4 + c, pack<T>(d));
             }
         }
@@ -217,12 +244,14 @@ __device__ __forceinline__ void ln_bwd_scalar(
     }
 }
 
-// At most 256 threads per block (MAX_THREADS in layernorm_backward_cuda.py): a thread of the
-// vector kernels holds five arrays of VPT chunks and the next row's chunks; v4 in bfloat16
-// needs 246 registers, v8 in float32 255 (ptxas for sm_90; v8 in bfloat16 would spill, and
-// is not used).
-#define LN_BWD_KERNEL(SUFFIX, T, VARIANT, CALL)                                                \
-    extern "C" __global__ void __launch_bounds__(256) ln_bwd_kernel_##SUFFIX##_##VARIANT(      \
+// Kernels: ln_bwd_kernel_<dtype>_v<VPT>[_a2] (rows loaded 1 or, _a2, 2 iterations ahead) and
+// ln_bwd_kernel_<dtype>_scalar. Threads per block at most 512 for v1 and v2, 256 for v4 and
+// v8 (MAX_THREADS in layernorm_backward_cuda.py). Registers (ptxas for sm_90, none spilled):
+// float32 v1 46, v2 81, v4 151, v8 255, v1_a2 58, v2_a2 97, v4_a2 168; bfloat16 v1 60, v2
+// 100, v4 170, v1_a2 64, v2_a2 128, v4_a2 255. v8 in bfloat16 and v8_a2 in float32 would
+// spill, and are not built.
+#define LN_BWD_KERNEL(SUFFIX, T, VARIANT, BOUND, CALL)                                         \
+    extern "C" __global__ void __launch_bounds__(BOUND) ln_bwd_kernel_##SUFFIX##_##VARIANT(    \
         const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,     \
         const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,           \
         float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,            \
@@ -231,15 +260,18 @@ __device__ __forceinline__ void ln_bwd_scalar(
         CALL(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols, stride_dyr,     \
              stride_xr, rows_per_group);                                                       \
     }
-#define LN_BWD_ALL(SUFFIX, T)                                  \
-    LN_BWD_KERNEL(SUFFIX, T, v1, (ln_bwd_vec<T, 1>))           \
-    LN_BWD_KERNEL(SUFFIX, T, v2, (ln_bwd_vec<T, 2>))           \
-    LN_BWD_KERNEL(SUFFIX, T, v4, (ln_bwd_vec<T, 4>))           \
-    LN_BWD_KERNEL(SUFFIX, T, scalar, (ln_bwd_scalar<T>))
+#define LN_BWD_ALL(SUFFIX, T)                                       \
+    LN_BWD_KERNEL(SUFFIX, T, v1, 512, (ln_bwd_vec<T, 1, 1>))        \
+    LN_BWD_KERNEL(SUFFIX, T, v2, 512, (ln_bwd_vec<T, 2, 1>))        \
+    LN_BWD_KERNEL(SUFFIX, T, v4, 256, (ln_bwd_vec<T, 4, 1>))        \
+    LN_BWD_KERNEL(SUFFIX, T, v1_a2, 512, (ln_bwd_vec<T, 1, 2>))     \
+    LN_BWD_KERNEL(SUFFIX, T, v2_a2, 512, (ln_bwd_vec<T, 2, 2>))     \
+    LN_BWD_KERNEL(SUFFIX, T, v4_a2, 256, (ln_bwd_vec<T, 4, 2>))     \
+    LN_BWD_KERNEL(SUFFIX, T, scalar, 256, (ln_bwd_scalar<T>))
 
 LN_BWD_ALL(f32, float)
 LN_BWD_ALL(bf16, __nv_bfloat16)
-LN_BWD_KERNEL(f32, float, v8, (ln_bwd_vec<float, 8>))
+LN_BWD_KERNEL(f32, float, v8, 256, (ln_bwd_vec<float, 8, 1>))
 
 extern "C" __global__ void column_sum_kernel(const float *__restrict__ partial_dw,
                                              const float *__restrict__ partial_db,

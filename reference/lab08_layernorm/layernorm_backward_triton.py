@@ -5,28 +5,41 @@ Byte ledger: read dy and x once, write dx once: itemsize * 3 * n_rows * n_cols; 
 once: itemsize * n_cols; read the float32 mean and rstd once: 4 * 2 * n_rows; write the
 float32 dw and db once: 4 * 2 * n_cols (lab.toml's `bytes`). Beyond the ledger: the partial
 rows, 2 * n_groups * n_cols float32 written by stage 1 and read by stage 2, n_groups =
-n_rows / ROWS_PER_GROUP.
+n_rows / ROWS_PER_GROUP (or GROUPS_PER_SM per SM).
 
-Stage 1: a program per group of ROWS_PER_GROUP consecutive rows, a whole row in registers at
-a time (BLOCK_N = next power of two >= n_cols), weight and the dw and db accumulators in
-registers for the whole group. Stage 2: each program sums SUM_BLOCK_N columns of the partial
-rows, SUM_BLOCK_G rows at a time.
+Stage 1: a program per group of consecutive rows, a whole row in registers at a time (BLOCK_N
+= next power of two >= n_cols, or SPLIT into a power-of-two head and tail as in
+norm_triton.py), weight and the dw and db accumulators in registers for the whole group; with
+PREFETCH, the next row's x, dy, mean and rstd are loaded before this row's reductions (a
+software pipeline: they are in flight while the program waits on its sums). Stage 2: each
+program sums SUM_BLOCK_N columns of the partial rows, SUM_BLOCK_G rows at a time.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-# Rows per program (16384 rows / 32 = 512 programs, about 4 per SM of an H200), row values per
-# thread (sets num_warps) and stage 2's columns per program. To be swept on an H200.
+# Rows per program (16384 rows / 32 = 512 programs, about 4 per SM of an H200), or, where
+# GROUPS_PER_SM is not 0, as many groups as the GPU has SMs times it (one wave of programs,
+# no tail); row values per thread by dtype (sets num_warps: ptxas for sm_90 with PREFETCH, 16
+# float32 values at 5120 columns take 190 registers, 32 would spill; 32 bfloat16 take 255,
+# two programs of 4 warps per SM); SPLIT and PREFETCH as above; stage 2's columns per program.
+# To be swept on an H200.
 ROWS_PER_GROUP = 32
+GROUPS_PER_SM = 0
 ELEMS_PER_THREAD = 16
+ELEMS_PER_THREAD_BF16 = 32
+SPLIT = True
+PREFETCH = True
 SUM_BLOCK_N = 64
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"ROWS_PER_GROUP": (16, 32, 64, 128), "ELEMS_PER_THREAD": (8, 16, 32),
-        "SUM_BLOCK_N": (32, 64, 128)}
+TUNE = {"ROWS_PER_GROUP": (16, 32, 64, 128), "GROUPS_PER_SM": (0, 1, 2, 4),
+        "ELEMS_PER_THREAD": (8, 16, 32), "ELEMS_PER_THREAD_BF16": (8, 16, 32),
+        "SPLIT": (True, False), "PREFETCH": (True, False), "SUM_BLOCK_N": (32, 64, 128)}
 SUM_BLOCK_G = 32  # stage 2's partial rows per step
 MAX_WARPS = 16
+MIN_SPLIT = 4096  # SPLIT applies from BLOCK_N = 2 x MIN_SPLIT down to a head of MIN_SPLIT
+CPU_SMS = 4  # the SM count assumed off a GPU (the CPU backend's tests: any count is right)
 
 
 @triton.jit
@@ -44,7 +57,9 @@ def ln_bwd_kernel(
     stride_dyr,
     stride_xr,
     rows_per_group,
-    BLOCK_N: tl.constexpr,  # a power of two >= n_cols
+    BLOCK_N: tl.constexpr,  # a power of two: the row's first columns (all of them if no tail)
+    TAIL_N: tl.constexpr,  # 0, or a power of two holding columns BLOCK_N .. n_cols - 1
+    PREFETCH: tl.constexpr,  # load the next row before this row's reductions
 ):
     group = tl.program_id(0)
     cols = tl.arange(0, BLOCK_N)
@@ -52,25 +67,85 @@ def ln_bwd_kernel(
     w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)  # 0 past the row: g = 0
     acc_w = tl.zeros([BLOCK_N], dtype=tl.float32)
     acc_b = tl.zeros([BLOCK_N], dtype=tl.float32)
+    if TAIL_N > 0:  # the same for the tail's columns
+        t_cols = BLOCK_N + tl.arange(0, TAIL_N)
+        t_mask = t_cols < n_cols
+        wt = tl.load(w_ptr + t_cols, mask=t_mask, other=0.0).to(tl.float32)
+        acc_wt = tl.zeros([TAIL_N], dtype=tl.float32)
+        acc_bt = tl.zeros([TAIL_N], dtype=tl.float32)
     first = group.to(tl.int64) * rows_per_group  # 64-bit rows: row * stride can pass 2^31
     last = tl.minimum(first + rows_per_group, n_rows)
+    if PREFETCH:  # the first row, loaded as the next one of the loop below
+        ok = first < last
+        x_n = tl.load(x_ptr + first * stride_xr + cols, mask=mask & ok, other=0.0,
+                      eviction_policy="evict_first")
+        dy_n = tl.load(dy_ptr + first * stride_dyr + cols, mask=mask & ok, other=0.0,
+                       eviction_policy="evict_first")
+        mean_n = tl.load(mean_ptr + first, mask=ok, other=0.0)
+        rstd_n = tl.load(rstd_ptr + first, mask=ok, other=0.0)
+        if TAIL_N > 0:
+            xt_n = tl.load(x_ptr + first * stride_xr + t_cols, mask=t_mask & ok, other=0.0,
+                           eviction_policy="evict_first")
+            dyt_n = tl.load(dy_ptr + first * stride_dyr + t_cols, mask=t_mask & ok, other=0.0,
+                            eviction_policy="evict_first")
     for row in range(first, last):
-        x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0,
-                    eviction_policy="evict_first").to(tl.float32)
-        dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0,
-                     eviction_policy="evict_first").to(tl.float32)
-        mean = tl.load(mean_ptr + row)
-        rstd = tl.load(rstd_ptr + row)
+        if PREFETCH:
+            x, dy, mean, rstd = x_n, dy_n, mean_n, rstd_n
+            ok = row + 1 < last  # the next row's loads: in flight during this row's sums
+            x_n = tl.load(x_ptr + (row + 1) * stride_xr + cols, mask=mask & ok, other=0.0,
+                          eviction_policy="evict_first")
+            dy_n = tl.load(dy_ptr + (row + 1) * stride_dyr + cols, mask=mask & ok, other=0.0,
+                           eviction_policy="evict_first")
+            mean_n = tl.load(mean_ptr + row + 1, mask=ok, other=0.0)
+            rstd_n = tl.load(rstd_ptr + row + 1, mask=ok, other=0.0)
+            if TAIL_N > 0:
+                xt, dyt = xt_n, dyt_n
+                xt_n = tl.load(x_ptr + (row + 1) * stride_xr + t_cols, mask=t_mask & ok,
+                               other=0.0, eviction_policy="evict_first")
+                dyt_n = tl.load(dy_ptr + (row + 1) * stride_dyr + t_cols, mask=t_mask & ok,
+                                other=0.0, eviction_policy="evict_first")
+        else:
+            x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0,
+                        eviction_policy="evict_first")
+            dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0,
+                         eviction_policy="evict_first")
+            mean = tl.load(mean_ptr + row)
+            rstd = tl.load(rstd_ptr + row)
+            if TAIL_N > 0:
+                xt = tl.load(x_ptr + row * stride_xr + t_cols, mask=t_mask, other=0.0,
+                             eviction_policy="evict_first")
+                dyt = tl.load(dy_ptr + row * stride_dyr + t_cols, mask=t_mask, other=0.0,
+                              eviction_policy="evict_first")
+        x = x.to(tl.float32)
+        dy = dy.to(tl.float32)
         xhat = (x - mean) * rstd
         g = dy * w
-        mean_g = tl.sum(g, axis=0) / n_cols
-        mean_gx = tl.sum(g * xhat, axis=0) / n_cols
+        sum_g = tl.sum(g, axis=0)
+        sum_gx = tl.sum(g * xhat, axis=0)
+        if TAIL_N > 0:
+            xt = xt.to(tl.float32)
+            dyt = dyt.to(tl.float32)
+            xhat_t = (xt - mean) * rstd
+            g_t = dyt * wt
+            sum_g += tl.sum(g_t, axis=0)
+            sum_gx += tl.sum(g_t * xhat_t, axis=0)
+        mean_g = sum_g / n_cols
+        mean_gx = sum_gx / n_cols
         dx = (g - mean_g - xhat * mean_gx) * rstd
         tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
         acc_w += dy * xhat
         acc_b += dy
+        if TAIL_N > 0:
+            dx_t = (g_t - mean_g - xhat_t * mean_gx) * rstd
+            tl.store(dx_ptr + row * n_cols + t_cols, dx_t.to(dx_ptr.dtype.element_ty),
+                     mask=t_mask)
+            acc_wt += dyt * xhat_t
+            acc_bt += dyt
     tl.store(partial_dw_ptr + group * n_cols + cols, acc_w, mask=mask)
     tl.store(partial_db_ptr + group * n_cols + cols, acc_b, mask=mask)
+    if TAIL_N > 0:
+        tl.store(partial_dw_ptr + group * n_cols + t_cols, acc_wt, mask=t_mask)
+        tl.store(partial_db_ptr + group * n_cols + t_cols, acc_bt, mask=t_mask)
 
 
 @triton.jit
@@ -98,19 +173,37 @@ def column_sum_kernel(
     tl.store(db_ptr + cols, tl.sum(acc_b, axis=0), mask=col_mask)
 
 
+def config(n_cols: int, itemsize: int) -> tuple[int, int, int]:
+    """(BLOCK_N, TAIL_N, num_warps) for stage 1."""
+    block_n = triton.next_power_of_2(n_cols)
+    tail_n = 0
+    if SPLIT and block_n >= 2 * MIN_SPLIT and block_n != n_cols:
+        block_n //= 2
+        tail_n = max(16, triton.next_power_of_2(n_cols - block_n))
+    per_thread = ELEMS_PER_THREAD if itemsize == 4 else ELEMS_PER_THREAD_BF16
+    warps = min(MAX_WARPS, max(1, (block_n + tail_n) // (32 * per_thread)))
+    return block_n, tail_n, 1 << (warps.bit_length() - 1)  # a power of two, rounded down
+
+
 def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tensor,
                               rstd: torch.Tensor, weight: torch.Tensor, dx: torch.Tensor,
                               dw: torch.Tensor, db: torch.Tensor) -> None:
     n_rows, n_cols = x.shape
     assert x.stride(1) == 1 and dy.stride(1) == 1, "rows must be contiguous columns"
-    rows_per_group = ROWS_PER_GROUP  # read per call: benchmarks/tune_references.py sets it
+    # Read per call: benchmarks/tune_references.py sets the constants.
+    if GROUPS_PER_SM:
+        sms = (torch.cuda.get_device_properties(x.device).multi_processor_count
+               if x.is_cuda else CPU_SMS)
+        rows_per_group = triton.cdiv(n_rows, sms * GROUPS_PER_SM)
+    else:
+        rows_per_group = ROWS_PER_GROUP
     n_groups = triton.cdiv(n_rows, rows_per_group)
     partial = torch.empty((2, n_groups, n_cols), dtype=torch.float32, device=x.device)
-    block_n = triton.next_power_of_2(n_cols)
-    warps = min(MAX_WARPS, max(1, block_n // (32 * ELEMS_PER_THREAD)))
+    block_n, tail_n, warps = config(n_cols, x.element_size())
     ln_bwd_kernel[(n_groups,)](dy, x, mean, rstd, weight, dx, partial[0], partial[1], n_rows,
                                n_cols, dy.stride(0), x.stride(0), rows_per_group,
-                               BLOCK_N=block_n, num_warps=triton.next_power_of_2(warps))
+                               BLOCK_N=block_n, TAIL_N=tail_n, PREFETCH=PREFETCH,
+                               num_warps=warps)
     column_sum_kernel[(triton.cdiv(n_cols, SUM_BLOCK_N),)](
         partial[0], partial[1], dw, db, n_groups, n_cols, BLOCK_G=SUM_BLOCK_G,
         BLOCK_N=SUM_BLOCK_N, num_warps=4)

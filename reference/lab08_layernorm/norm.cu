@@ -7,10 +7,11 @@
 //
 // One block per row. Aligned rows (x's row stride and n_cols whole 16-byte chunks, every base
 // 16-byte aligned) take norm_kernel_<op>_<dtype>_v<VPT>: each thread holds VPT chunks of the
-// row in registers from its load to its store; the statistics are block reductions over
-// those registers (warp shuffles, then one value per warp through shared memory): layer
-// norm's mean first, then the sum of squared deviations around it (two passes over
-// registers, no cancellation). x is read with streaming loads (__ldcs: each byte once) and
+// row in registers from its load to its store, as read (a bfloat16 chunk widened to floats
+// would take twice the registers); the statistics are block reductions over those registers
+// (warp shuffles, then one value per warp through shared memory): layer norm's mean first,
+// then the sum of squared deviations around it (two passes over registers, no
+// cancellation). x is read with streaming loads (__ldcs: each byte once) and
 // out written with streaming stores; weight and bias, read by every row, through __ldg.
 // Other rows take the _scalar kernels: the same statistics in three passes over the row, one
 // element at a time (the second and third passes hit L1/L2); any length.
@@ -26,14 +27,7 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
     return __float2bfloat16_rn(v);
 }
 
-// A 16-byte chunk as floats, and back (one rounding).
-template <class T> __device__ __forceinline__ void unpack(const uint4 &raw, float *v)
-{
-    const T *e = reinterpret_cast<const T *>(&raw);
-#pragma unroll
-    for (int j = 0; j < 16 / (int)sizeof(T); ++j) v[j] = to_float(e[j]);
-}
-
+// Floats as a 16-byte chunk (one rounding).
 template <class T> __device__ __forceinline__ uint4 pack(const float *v)
 {
     uint4 raw;
@@ -64,6 +58,12 @@ __device__ __forceinline__ float block_sum(float v, float *scratch)
     return v;
 }
 
+// Element j of a raw chunk, widened.
+template <class T> __device__ __forceinline__ float elem(const uint4 &raw, int j)
+{
+    return to_float(reinterpret_cast<const T *>(&raw)[j]);
+}
+
 template <class T, int VPT, bool RMS>
 __device__ __forceinline__ void norm_vec(const T *__restrict__ x, const T *__restrict__ w,
                                          const T *__restrict__ b, T *__restrict__ out,
@@ -74,19 +74,26 @@ __device__ __forceinline__ void norm_vec(const T *__restrict__ x, const T *__res
     const int n_chunks = n_cols / P;
     const uint4 *xr = reinterpret_cast<const uint4 *>(x + blockIdx.x * stride_xr);
     uint4 *yr = reinterpret_cast<uint4 *>(out + (long long)blockIdx.x * n_cols);
-    float v[VPT][P];
-    float s = 0.0f;
+    // The row as read: 4 registers a chunk in either dtype, where widened bfloat16 would take
+    // 8 (half the bytes in flight per register); each pass widens what it uses.
+    uint4 v[VPT];
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
         const int c = threadIdx.x + k * blockDim.x;
-        if (c < n_chunks) {
-            unpack<T>(__ldcs(xr + c), v[k]);
-        } else {
+        v[k] = c < n_chunks ? __ldcs(xr + c) : make_uint4(0u, 0u, 0u, 0u);  // 0 past the row
+    }
+    // Sums a chunk at a time, then across chunks: dependency chains of P + VPT additions
+    // instead of P x VPT.
+    float s = 0.0f;
 #pragma unroll
-            for (int j = 0; j < P; ++j) v[k][j] = 0.0f;  // past the row: adds nothing
+    for (int k = 0; k < VPT; ++k) {
+        float sk = 0.0f;
+#pragma unroll
+        for (int j = 0; j < P; ++j) {
+            const float e = elem<T>(v[k], j);
+            sk += RMS ? e * e : e;
         }
-#pragma unroll
-        for (int j = 0; j < P; ++j) s += RMS ? v[k][j] * v[k][j] : v[k][j];
+        s += sk;
     }
     float mean = 0.0f, rstd;
     if (RMS) {
@@ -97,11 +104,13 @@ __device__ __forceinline__ void norm_vec(const T *__restrict__ x, const T *__res
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
             if (threadIdx.x + k * blockDim.x < n_chunks) {  // not the zeros past the row
+                float qk = 0.0f;
 #pragma unroll
                 for (int j = 0; j < P; ++j) {
-                    const float d = v[k][j] - mean;
-                    q += d * d;
+                    const float d = elem<T>(v[k], j) - mean;
+                    qk += d * d;
                 }
+                q += qk;
             }
         }
         rstd = rsqrtf(block_sum(q, scratch) / n_cols + eps);
@@ -112,13 +121,14 @@ __device__ __forceinline__ void norm_vec(const T *__restrict__ x, const T *__res
     for (int k = 0; k < VPT; ++k) {
         const int c = threadIdx.x + k * blockDim.x;
         if (c < n_chunks) {
-            float wv[P], bv[P];
-            unpack<T>(__ldg(w4 + c), wv);
-            if (!RMS) unpack<T>(__ldg(b4 + c), bv);
+            const uint4 wc = __ldg(w4 + c);
+            const uint4 bc = RMS ? wc : __ldg(b4 + c);
+            float y[P];
 #pragma unroll
             for (int j = 0; j < P; ++j)
-                v[k][j] = (v[k][j] - mean) * rstd * wv[j] + (RMS ? 0.0f : bv[j]);
-            __stcs(yr + c, pack<T>(v[k]));
+                y[j] = (elem<T>(v[k], j) - mean) * rstd * elem<T>(wc, j)
+                       + (RMS ? 0.0f : elem<T>(bc, j));
+            __stcs(yr + c, pack<T>(y));
         }
     }
 }
@@ -156,8 +166,8 @@ __device__ __forceinline__ void norm_scalar(const T *__restrict__ x, const T *__
 
 // Kernels: norm_kernel_{layernorm,rmsnorm}_{f32,bf16}_{v1,v2,v4,v8,scalar}, all with the
 // arguments (x, w, b, out, n_cols, stride_xr, eps); RMSNorm ignores b. At most 512 threads
-// per block (MAX_THREADS in norm_cuda.py): 128 registers a thread, where v8 in bfloat16 needs
-// 92 (ptxas for sm_90).
+// per block (MAX_THREADS in norm_cuda.py): 128 registers a thread, where layer norm's v8 in
+// bfloat16, the hungriest, needs 90 (ptxas for sm_90; 109 when it held the row as floats).
 #define NORM_KERNEL(OP, RMS, SUFFIX, T, VARIANT, CALL)                                        \
     extern "C" __global__ void __launch_bounds__(512) norm_kernel_##OP##_##SUFFIX##_##VARIANT( \
         const T *__restrict__ x, const T *__restrict__ w, const T *__restrict__ b,             \

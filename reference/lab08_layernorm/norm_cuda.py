@@ -9,6 +9,7 @@ normalisation (aligned rows: 16-byte chunks); other rows: a scalar kernel that r
 row from cache.
 """
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -21,10 +22,16 @@ SOURCE = (Path(__file__).parent / "norm.cu").read_text()
 # to 8. Starting point: lab07's softmax sweep on an H200 chose a 128-thread target (docs/perf.md);
 # to be swept for this lab on an H200.
 THREADS_TARGET = 128
+# FIT_WARPS: among the VPTs whose block holds the row, prefer those that leave no chunk slot
+# idle, then the one nearest THREADS_TARGET (bfloat16 x 5120 is 640 chunks: 160 threads of 4,
+# where the target alone picks 96 threads of 8, 128 slots idle); False: the target alone. To
+# be swept on an H200.
+FIT_WARPS = True
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"THREADS_TARGET": (64, 128, 256, 512)}
+TUNE = {"THREADS_TARGET": (64, 128, 256, 512), "FIT_WARPS": (True, False)}
 SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)
 MAX_THREADS = 512  # the kernels' __launch_bounds__; longer rows take the scalar kernel
+VPTS = (1, 2, 4, 8)  # the vector kernels' chunks per thread (norm.cu)
 CHUNK_BYTES = 16
 SUFFIX = {torch.float32: "f32", torch.bfloat16: "bf16"}
 _module = SourceModule(SOURCE, no_extern_c=True)  # cuda_bf16.h is C++: kernels are extern "C"
@@ -41,14 +48,17 @@ def _kernel(op: str, dtype: torch.dtype, variant: str):
 def plan(n_chunks: int) -> tuple[int, int] | None:
     """(chunks per thread, threads per block) holding a row of n_chunks chunks; None when it
     is too long for MAX_THREADS threads of 8 chunks."""
-    target = THREADS_TARGET  # read per call: benchmarks/tune_references.py sets it
-    vpt = 1
-    while vpt < 8 and n_chunks > target * vpt:
-        vpt *= 2
-    threads = -(-n_chunks // vpt)
-    if threads > MAX_THREADS:
+    target = THREADS_TARGET  # read per call: benchmarks/tune_references.py sets them
+    threads = {vpt: max(32, (-(-n_chunks // vpt) + 31) // 32 * 32) for vpt in VPTS}  # warps
+    fits = [vpt for vpt in VPTS if threads[vpt] <= MAX_THREADS]
+    if not fits:
         return None
-    return vpt, max(32, -(-threads // 32) * 32)
+    if FIT_WARPS:  # fewest idle chunk slots, then nearest the target
+        vpt = min(fits, key=lambda v: (threads[v] * v - n_chunks,
+                                       abs(math.log2(threads[v] / target))))
+    else:  # the fewest chunks per thread that keep the block within the target
+        vpt = next((v for v in fits if n_chunks <= target * v), fits[-1])
+    return vpt, threads[vpt]
 
 
 def launch(op: str, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
