@@ -18,7 +18,8 @@
 #                (a slow control on its public cases only: the corpus step did the rest);
 #                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half of them
 #        labs    every lab's solutions graded for correctness on the GPU (its own shapes: large
-#                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time
+#                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time;
+#                LABS_K="lab02 or lab07" narrows it (pytest -k)
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
@@ -64,7 +65,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     -n "${CORPUS_WORKERS:-8}" --dist loadgroup
   has corpus-timed && run corpus-timed 560 "${corpus[@]}" -m "(gpu or not gpu) and timed"
   has labs && run labs 560 python3 -m pytest -v -rfE -p no:cacheprovider -m "gpu or not gpu" \
-    --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}"
+    --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}" -k "${LABS_K:-lab}"
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions --ignore tests/test_corpus.py --ignore tests/test_labs.py --ignore tests/test_browser.py \
     --ignore tests/test_course.py --ignore tests/test_course_gpu.py \
