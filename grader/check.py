@@ -140,17 +140,31 @@ def _lay_out(values: torch.Tensor, opts: dict, dtype: str) -> torch.Tensor:
     return view
 
 
-def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
-                device: str = "cpu") -> dict[str, torch.Tensor]:
-    """Fresh inputs for one case in the layouts the shape entry asks for."""
+Layout = tuple  # (strides, storage offset) of a view into a larger storage
+
+
+def make_values(ex: Exercise, shape: dict, seed: int, dtype: str, device: str = "cpu"
+                ) -> tuple[dict[str, torch.Tensor], dict[str, Layout]]:
+    """A case's input values, contiguous, and the layout each is to be laid out in (`place`):
+    a padded row of 2^31 elements is a few KiB of values here, its storage made only where the
+    kernel runs."""
     gen = torch.Generator(device=device).manual_seed(seed)
-    out = {}
+    values, layouts = {}, {}
     for t in ex.inputs:
         opts = ex.input_options(t, shape)
         dt = opts.get("dtype", dtype)
-        values = _draw(opts, [int(shape[d]) for d in t.shape], dt, gen, device)
-        out[t.name] = _lay_out(values, opts, dt)
-    return out
+        values[t.name] = _draw(opts, [int(shape[d]) for d in t.shape], dt, gen, device)
+        if opts.get("layout", "contiguous") != "contiguous":
+            view = _lay_out(torch.empty_like(values[t.name], device="meta"), opts, dt)
+            layouts[t.name] = (tuple(view.stride()), view.storage_offset())
+    return values, layouts
+
+
+def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
+                device: str = "cpu") -> dict[str, torch.Tensor]:
+    """Fresh inputs for one case in the layouts the shape entry asks for."""
+    values, layouts = make_values(ex, shape, seed, dtype, device)
+    return {k: place(v, layouts.get(k), device) if k in layouts else v for k, v in values.items()}
 
 
 def oracle(ex: Exercise, inputs: dict, shape: dict,
@@ -319,11 +333,20 @@ def to_device(t: torch.Tensor, device: str) -> torch.Tensor:
     if t.device.type == torch.device(device).type and t.is_contiguous() and \
             t.storage_offset() == 0:
         return t.clone()
-    offset = t.storage_offset()
-    extent = offset + (1 + sum((s - 1) * st for s, st in zip(t.shape, t.stride()))
-                       if t.numel() else 0)
-    fill = float("nan") if t.is_floating_point() else -1
-    flat = torch.full((max(extent, 1),), fill, dtype=t.dtype, device=device)
-    out = flat.as_strided(t.shape, t.stride(), offset)
-    out.copy_(t)
+    return place(t, (tuple(t.stride()), t.storage_offset()), device)
+
+
+def place(values: torch.Tensor, layout: Layout | None, device: str) -> torch.Tensor:
+    """`values` on `device` as a view with `layout`'s strides and offset into storage of its
+    own; unused storage is NaN (or -1 for integers), not zeros. No layout: a contiguous copy."""
+    if layout is None:
+        return values.to(device, copy=True).contiguous()
+    stride, offset = (int(s) for s in layout[0]), int(layout[1])
+    stride = tuple(stride)
+    extent = offset + (1 + sum((n - 1) * st for n, st in zip(values.shape, stride))
+                       if values.numel() else 0)
+    fill = float("nan") if values.is_floating_point() else -1
+    flat = torch.full((max(extent, 1),), fill, dtype=values.dtype, device=device)
+    out = flat.as_strided(values.shape, stride, offset)
+    out.copy_(values)
     return out

@@ -62,7 +62,7 @@ def _cases(prepared: list[correctness.Prepared]):
     """The case frames, made one at a time: nothing of a case exists before it is sent."""
     for p in prepared:
         yield wire.tensors({"index": p.case.index, "shape": p.case.shape, "dtype": p.case.dtype,
-                            "inputs": p.inputs})
+                            "inputs": p.inputs, "layouts": p.layouts})  # values, not storage
     yield b""  # no more cases
 
 
@@ -104,8 +104,8 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
     if scan or not any(per):
         return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome(), scan)]
     starts = [sum(len(p) for p in per[:k]) for k in range(len(per) + 1)]
-    flat = [correctness.Prepared(check.Case(p.case.suite, starts[k] + p.case.index, p.case.shape,
-                                            p.case.dtype, p.case.seed), p.inputs, p.expected)
+    flat = [dataclasses.replace(p, case=check.Case(p.case.suite, starts[k] + p.case.index,
+                                                   p.case.shape, p.case.dtype, p.case.seed))
             for k, dtype_cases in enumerate(per) for p in dtype_cases]
     cpu_cuda = device == "cpu" and impl == "cuda"
     judged: list[correctness.CaseVerdict] = []
@@ -153,8 +153,8 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
         return Verdict(check="memcheck", status="skipped", exercise=ex.key, impl=impl,
                        dtype=dtype, device="gpu", reason=f"skipped: {memcheck.SANITIZER} "
                        "not found")
-    case = correctness.Prepared(check.Case(p.case.suite, 0, p.case.shape, dtype, p.case.seed),
-                                p.inputs, p.expected)
+    case = dataclasses.replace(p, case=check.Case(p.case.suite, 0, p.case.shape, dtype,
+                                                  p.case.seed))
     for check_ in memcheck.TOOLS[impl]:
         request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
         outcome = _converse(request, [case], lambda *_: True,

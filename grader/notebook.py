@@ -123,7 +123,7 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
             for p in [] if scan else prepared:
                 msg, result = correctness.launch(
                     ex, impl, launcher, p.case.shape, dtype, p.inputs, device, launches,
-                    ["reverse"] if cpu_cuda else [], _describe, p.case.index)
+                    ["reverse"] if cpu_cuda else [], _describe, p.case.index, p.layouts)
                 if result is None:
                     error = msg
                     break

@@ -121,7 +121,7 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
             ex, impl, launcher, case["shape"], case.get("dtype", request["dtype"]),
             case["inputs"],
             request["device"], launches, request.get("schedules", ()),
-            lambda e: describe(e, built), case["index"])
+            lambda e: describe(e, built), case["index"], case.get("layouts"))
         if result is None:
             chan.send(msg)
             return

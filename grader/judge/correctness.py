@@ -11,6 +11,7 @@ verdict through `judge_case` and `decide`; only where the launch runs differs.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -30,8 +31,9 @@ C_STUB = re.compile(r"\{\s*//\s*YOUR CODE HERE\s*\}")
 @dataclass
 class Prepared:
     case: check.Case
-    inputs: dict[str, torch.Tensor]  # on the host, in the case's layouts
+    inputs: dict[str, torch.Tensor]  # the values, on the host, contiguous
     expected: dict[str, torch.Tensor]  # float64
+    layouts: dict[str, check.Layout] = field(default_factory=dict)  # where not contiguous
 
 
 @dataclass
@@ -59,11 +61,13 @@ def prepare(ex: Exercise, suites: list[str], dtype: str,
     prepared = []
     for suite in suites:
         for case in check.cases(ex, suite, dtype, secret_):
-            inputs = check.make_inputs(ex, case.shape, case.seed, dtype)
-            prepared.append(Prepared(case, inputs, check.oracle(ex, inputs, case.shape)))
+            inputs, layouts = check.make_values(ex, case.shape, case.seed, dtype)
+            prepared.append(Prepared(case, inputs, check.oracle(ex, inputs, case.shape),
+                                     layouts))
     # Indices run over all suites: the worker and the parent count cases the same way.
-    return [Prepared(check.Case(p.case.suite, i, p.case.shape, p.case.dtype, p.case.seed),
-                     p.inputs, p.expected) for i, p in enumerate(prepared)]
+    return [dataclasses.replace(p, case=check.Case(p.case.suite, i, p.case.shape,
+                                                   p.case.dtype, p.case.seed))
+            for i, p in enumerate(prepared)]
 
 
 # --- the launching half ---------------------------------------------------------------------
@@ -122,12 +126,13 @@ def _returned(value) -> str | None:
 
 def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: dict,
            device: str, launches, schedules=(), describe=str,
-           index: int | None = None) -> tuple[Message, Result | None]:
-    """One case: copy the inputs to the device, hand the launcher guarded outputs, record what
-    it launched and which library ops its own frames ran. Never raises: an exception becomes
-    an error message."""
+           index: int | None = None, layouts: dict | None = None) -> tuple[Message, Result | None]:
+    """One case: lay the inputs out on the device (`layouts`: check.make_values), hand the
+    launcher guarded outputs, record what it launched and which library ops its own frames
+    ran. Never raises: an exception becomes an error message."""
     tdev = "cuda" if device == "gpu" else "cpu"
-    on_device = {k: check.to_device(v, tdev) for k, v in inputs.items()}
+    on_device = {k: check.place(v, (layouts or {})[k], tdev) if k in (layouts or {})
+                 else check.to_device(v, tdev) for k, v in inputs.items()}
     params = list(ex.param_values(shape).values())
     buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
     counts = (launches.triton, launches.cuda)

@@ -18,10 +18,10 @@ import triton.language as tl
 # at the same bytes per thread they are twice the elements, twice the arithmetic per byte
 # (silu: an exponential and a division per element), and the sweep on an H200 found another
 # best (fp32's 8 warps x 16 B reached only 87-89% of the roof in float16).
-NUM_WARPS = 8  # float32; swept on an H200, see docs/perf.md
-BYTES_PER_THREAD = 16  # float32; swept on an H200, see docs/perf.md
-NUM_WARPS_16 = 2  # float16 and bfloat16; swept on an H200, see docs/perf.md
-BYTES_PER_THREAD_16 = 32  # float16 and bfloat16; swept on an H200, see docs/perf.md
+NUM_WARPS = 4  # swept on an H200 (2026-12-01), docs/perf.md
+BYTES_PER_THREAD = 16  # swept on an H200 (2026-12-01), docs/perf.md
+NUM_WARPS_16 = 4  # swept on an H200 (2026-12-01), docs/perf.md
+BYTES_PER_THREAD_16 = 16  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 # STREAM: x loaded evict-first and out stored streaming (".cs"): nothing is read again; to be
 # swept on an H200 (16-bit relu, leaky_relu and clip sit at 0.98-1.00x torch, both at 97-98%

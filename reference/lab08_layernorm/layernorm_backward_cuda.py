@@ -26,17 +26,17 @@ SOURCE = (Path(__file__).parent / "layernorm_backward.cu").read_text()
 # are then 1/32 of dy's), or, where GROUPS_PER_SM is not 0, as many groups as the GPU has SMs
 # times it (a block or two per SM is what the registers allow: one wave, no tail), and the
 # threads-per-block target for a row. To be swept on an H200.
-ROWS_PER_GROUP = 32
-GROUPS_PER_SM = 0
-THREADS_TARGET = 128
+ROWS_PER_GROUP = 64  # swept on an H200 (2026-12-01), docs/perf.md
+GROUPS_PER_SM = 2  # swept on an H200 (2026-12-01), docs/perf.md
+THREADS_TARGET = 256  # swept on an H200 (2026-12-01), docs/perf.md
 # ROWS_AHEAD, by dtype: rows loaded before their turn, 1 or 2 (the _a2 kernels: two rows in
 # flight per block while it reduces one, for the registers of one more row; 2 where no _a2
 # kernel holds the row falls back to 1). A bfloat16 row has half the bytes to keep in flight.
 # FIT_WARPS: the VPT that leaves no chunk slot idle first, then the target (norm_cuda.py's).
 # To be swept on an H200.
-ROWS_AHEAD = 1
-ROWS_AHEAD_BF16 = 2
-FIT_WARPS = True
+ROWS_AHEAD = 1  # swept on an H200 (2026-12-01), docs/perf.md
+ROWS_AHEAD_BF16 = 2  # swept on an H200 (2026-12-01), docs/perf.md
+FIT_WARPS = True  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"ROWS_PER_GROUP": (16, 32, 64, 128), "GROUPS_PER_SM": (0, 1, 2, 3),
         "THREADS_TARGET": (64, 128, 256), "ROWS_AHEAD": (1, 2), "ROWS_AHEAD_BF16": (1, 2),

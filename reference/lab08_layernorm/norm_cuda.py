@@ -21,12 +21,12 @@ SOURCE = (Path(__file__).parent / "norm.cu").read_text()
 # Threads per block aim at THREADS_TARGET; the chunks per thread (VPT) grow with the row, up
 # to 8. Starting point: lab07's softmax sweep on an H200 chose a 128-thread target (docs/perf.md);
 # to be swept for this lab on an H200.
-THREADS_TARGET = 128
+THREADS_TARGET = 128  # swept on an H200 (2026-12-01), docs/perf.md
 # FIT_WARPS: among the VPTs whose block holds the row, prefer those that leave no chunk slot
 # idle, then the one nearest THREADS_TARGET (bfloat16 x 5120 is 640 chunks: 160 threads of 4,
 # where the target alone picks 96 threads of 8, 128 slots idle); False: the target alone. To
 # be swept on an H200.
-FIT_WARPS = True
+FIT_WARPS = True  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"THREADS_TARGET": (64, 128, 256, 512), "FIT_WARPS": (True, False)}
 SCALAR_THREADS = 256  # the unaligned fallback (not timed: the perf shapes are aligned)

@@ -22,11 +22,11 @@ import triton.language as tl
 # and this lab's Triton solutions, 4 warps at 4096 columns and 8 at 5120 (32 values a
 # thread), which measured 1.05-1.19x the reference at 16 (docs/perf.md, "Labs 08 and 10").
 # To be swept on an H200.
-ELEMS_PER_THREAD = 32
-ELEMS_PER_THREAD_BF16 = 32
+ELEMS_PER_THREAD = 32  # swept on an H200 (2026-12-01), docs/perf.md
+ELEMS_PER_THREAD_BF16 = 32  # swept on an H200 (2026-12-01), docs/perf.md
 # SPLIT: rows of one program each, not a power of two, held as a head and a tail block (above)
 # when that masks fewer lanes than one block. To be swept on an H200.
-SPLIT = True
+SPLIT = False  # swept on an H200 (2026-12-01), docs/perf.md
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"ELEMS_PER_THREAD": (8, 16, 32), "ELEMS_PER_THREAD_BF16": (16, 32, 64),
         "SPLIT": (True, False)}
