@@ -879,6 +879,12 @@ bench(LAB, "cuda", rmsnorm_cuda, graded=True)
 # `layernorm_backward_kernel` is stage 1: program `g` takes rows `g * rows_per_group` to
 # `min((g + 1) * rows_per_group, n_rows) - 1`. `column_sum_kernel` is stage 2: each program
 # takes `BLOCK_N` columns and walks down the partial buffers `BLOCK_G` rows at a time.
+#
+# A program holds its weight, its two accumulators and a row of `x` and `dy`: an SM runs one
+# or two of them, and a program that loads a row and then waits on its sums leaves the memory
+# idle meanwhile. So load the **next** row's `x` and `dy` before this row's sums: tensors
+# carried from one iteration of the loop to the next, in flight while this row is reduced (a
+# software pipeline; the CUDA kernel below does the same).
 
 # %% nbgrader={"grade": false, "grade_id": "layernorm_backward_triton", "locked": false, "schema_version": 3, "solution": true}
 @triton.jit
@@ -908,9 +914,15 @@ def layernorm_backward_kernel(
     db = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
     first = group.to(tl.int64) * rows_per_group  # 64-bit: row * stride can pass 2^31
     last = tl.minimum(first + rows_per_group, n_rows)
+    # The next row, loaded an iteration ahead (masked off where the group has no rows).
+    x_next = tl.load(x_ptr + first * stride_xr + cols, mask=mask & (first < last), other=0.0)
+    dy_next = tl.load(dy_ptr + first * stride_dyr + cols, mask=mask & (first < last), other=0.0)
     for row in range(first, last):
-        x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0).to(tl.float32)
+        x = x_next.to(tl.float32)
+        dy = dy_next.to(tl.float32)
+        ahead = mask & (row + 1 < last)  # the group's last row has no next one
+        x_next = tl.load(x_ptr + (row + 1) * stride_xr + cols, mask=ahead, other=0.0)
+        dy_next = tl.load(dy_ptr + (row + 1) * stride_dyr + cols, mask=ahead, other=0.0)
         mean = tl.load(mean_ptr + row)  # scalars for the whole row; row < n_rows: no mask
         rstd = tl.load(rstd_ptr + row)
         xhat = (x - mean) * rstd
@@ -983,8 +995,10 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 # %% [markdown]
 # <details><summary>Hint 1 — one row of stage 1</summary>
 #
-# Inside the loop over the group's rows: load the rows of `x` and `dy` (`other=0.0`) and the
-# row's `mean` and `rstd` (two scalars: `tl.load(mean_ptr + row)`); `xhat = (x - mean) *
+# Before the loop, load row `first` of `x` and `dy` into `x_next` and `dy_next`. Inside the
+# loop over the group's rows: take `x` and `dy` from them (`.to(tl.float32)`), load row
+# `row + 1` into them (masked with `row + 1 < last` too: the last row has no next one), and
+# load the row's `mean` and `rstd` (two scalars: `tl.load(mean_ptr + row)`); `xhat = (x - mean) *
 # rstd`, `g = dy * w` (with `w` loaded once, before the loop); two `tl.sum`s divided by
 # `n_cols`; `dx = (g - mean_g - xhat * mean_gx) * rstd`, stored with the row's mask. The
 # masked lanes of `xhat` are not 0 (`-mean * rstd`), but `dy` and `w` are, so they add 0
