@@ -165,9 +165,9 @@ class Server:
     per submission instead of once per check. It never imports student code itself; every
     child starts from that clean state, and once a child exits the server kills whatever else
     runs in the sandbox (`--sandboxed`: its own pid namespace) or in the child's session, then
-    reports the exit status on a pipe no child holds. A run that ends any other way (a
-    timeout, an early stop, an error, a non-zero exit) discards the server: the next run
-    gets a new one, so nothing a failed run left behind reaches the next.
+    reports the exit status on a pipe no child holds. A run whose child does not end by
+    itself with status 0 (a timeout, a crash, a kill) discards the server: the next run gets
+    a new one. A wrong case or an error report ends the child cleanly and keeps it.
 
     One submission per server: the children of one server share its sandbox's files."""
 
@@ -301,16 +301,17 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         return outcome
 
 
-def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> bool:
-    """Route a worker's messages into `outcome`; True if the run reached its natural end
-    (the worker closed its pipes or exited), False if it stopped early or timed out."""
+def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> str:
+    """Route a worker's messages into `outcome`; how the run ended: "end" (the worker closed
+    its pipes or exited), "error" (it reported one), "stopped" (`on_message` said so) or
+    "timeout"."""
     for msg, payload in events:
         if msg is None:
             outcome.timed_out = True
-            return False
+            return "timeout"
         if msg.event == "error":
             outcome.error = msg
-            return False
+            return "error"
         if msg.event == "done":
             continue
         if msg.event == "loaded":
@@ -319,8 +320,8 @@ def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> bool:
             continue
         outcome.messages.append(msg)
         if on_message is not None and on_message(msg, payload, link) is False:
-            return False
-    return True
+            return "stopped"
+    return "end"
 
 
 def _served(own: Session, request: Request, timeout: float, on_loaded, on_message,
@@ -338,12 +339,20 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     link = Link(srv.proc.stdin, started + timeout)
     link.send(json.dumps(request.__dict__).encode())
     outcome = Outcome(timeout=timeout, unsandboxed=srv.unsandboxed)
-    natural = _route(link, _events(srv.msg_fd, srv.res_fd, link, srv), on_loaded,
-                        on_message, outcome)
-    if natural and srv.status is None:  # the server itself died
+    events = _events(srv.msg_fd, srv.res_fd, link, srv)
+    end = _route(link, events, on_loaded, on_message, outcome)
+    if end in ("error", "stopped"):
+        # A child that reported an error is on its way out; one stopped after a wrong case
+        # waits for its next case frame: an empty one ends it. Either way its exit is
+        # awaited (within the deadline): the server is kept only for a child that ended.
+        if end == "stopped":
+            link.send(b"")
+        if any(msg is None for msg, _ in events):
+            end = "timeout"
+    if end != "timeout" and srv.status is None:  # the server itself died
         srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
     outcome.returncode = srv.status
-    if not natural or srv.status != 0:
+    if end == "timeout" or srv.status != 0:
         own.discard(request.device)  # killed now: nothing of this run reaches the next
     with open(srv.out_path, "rb") as out:
         out.seek(offset)

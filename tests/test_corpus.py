@@ -5,10 +5,8 @@ control whose verdict comes from more than a wrong result (see PARITY)."""
 from __future__ import annotations
 
 import functools
-import json
+import multiprocessing
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -122,54 +120,73 @@ def test_slow_control_is_correct_everywhere(path, device):
 
 # The notebook path, as a kernel runs it: the lab's setup cell, then the submission's cells,
 # then check()'s judge on the public and hidden shapes. A cell that raises is classified as
-# the grader classifies it. One process per submission, killed like a hung kernel.
-NOTEBOOK_PATH = r"""
-import json, sys, tempfile
-from pathlib import Path
-from grader import manifest, submission
-from grader.judge import correctness
-lab = manifest.get(sys.argv[1]); impl = sys.argv[3]
-ex = lab.exercise(sys.argv[4] or None)
-ns = {}
-cells = Path(tempfile.mkdtemp(prefix="tclab-cells-", dir=sys.argv[5]))
-def run_cell(name, src):  # a file per cell, kept in linecache, as IPython does
+# the grader classifies it. One process per submission, killed like a hung kernel; forked from
+# a server that imported torch, Triton and the grader once (a kernel has them loaded too).
+def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scratch: str,
+                   device: str) -> None:
     import linecache
-    path = cells / f"{name}.py"
-    path.write_text(src)
-    linecache.cache[str(path)] = (len(src), None, src.splitlines(True), str(path))
-    exec(compile(src, str(path), "exec"), ns)
-try:
-    run_cell("setup", submission.setup_source(lab))
-    nb = submission.read_notebook(sys.argv[2])
-    for gid, src in submission.cell_sources(nb, ex.impls[impl].cells).items():
-        run_cell(gid, src)
-except BaseException as exc:
-    print(json.dumps({"status": correctness.classify(exc), "reason": str(exc)[:300]}))
-    sys.exit()
-from grader import notebook
-for suite in ("public", "hidden"):
-    found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite, ex.name)
-    bad = next((v for v in found if not v.ok), None)
-    if bad:
-        print(json.dumps({"status": bad.status, "reason": bad.reason}))
-        sys.exit()
-print(json.dumps({"status": "pass", "reason": "every case correct"}))
-"""
+    import tempfile
+
+    from grader import manifest, submission
+    from grader.judge import correctness
+
+    os.environ["TCLAB_DEVICE"] = device  # (the server imported Triton as the setup cell does)
+    lab = manifest.get(lab_id)
+    ex = lab.exercise(exercise or None)
+    ns: dict = {}
+    cells = Path(tempfile.mkdtemp(prefix="tclab-cells-", dir=scratch))
+
+    def run_cell(name, src):  # a file per cell, kept in linecache, as IPython does
+        cell = cells / f"{name}.py"
+        cell.write_text(src)
+        linecache.cache[str(cell)] = (len(src), None, src.splitlines(True), str(cell))
+        exec(compile(src, str(cell), "exec"), ns)
+
+    try:
+        run_cell("setup", submission.setup_source(lab))
+        nb = submission.read_notebook(path)
+        for gid, src in submission.cell_sources(nb, ex.impls[impl].cells).items():
+            run_cell(gid, src)
+    except BaseException as exc:  # noqa: BLE001 - a cell that raises, as the grader sees it
+        conn.send({"status": correctness.classify(exc), "reason": str(exc)[:300]})
+        return
+    from grader import notebook
+
+    for suite in ("public", "hidden"):
+        found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite, ex.name)
+        bad = next((v for v in found if not v.ok), None)
+        if bad:
+            conn.send({"status": bad.status, "reason": bad.reason})
+            return
+    conn.send({"status": "pass", "reason": "every case correct"})
+
+
+@functools.cache
+def _forks():
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
+                                "grader.submission", "grader.judge.correctness"])
+    return ctx
 
 
 def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: float,
                     scratch: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET",)}
-    env["TCLAB_DEVICE"] = device
+    ctx = _forks()
+    mine, theirs = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name, str(path), impl,
+                                                    exercise, str(scratch), device))
+    proc.start()
+    theirs.close()
     try:
-        proc = subprocess.run([sys.executable, "-c", NOTEBOOK_PATH, path.parent.name, str(path),
-                               impl, exercise, str(scratch)], capture_output=True, text=True,
-                              timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout", "reason": f"no answer after {timeout:g} s"}
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    assert lines, f"{path.name}: the notebook path printed nothing\n{proc.stderr[-3000:]}"
-    return json.loads(lines[-1])
+        if not mine.poll(timeout):
+            return {"status": "timeout", "reason": f"no answer after {timeout:g} s"}
+        return mine.recv()
+    except EOFError:
+        raise AssertionError(f"{path.name}: the notebook path died (exit code "
+                             f"{proc.exitcode}) and said nothing") from None
+    finally:
+        proc.kill()
+        proc.join()
 
 
 def _plainly_wrong(want: dict) -> bool:
@@ -207,7 +224,7 @@ def test_notebook_check_decides_as_the_grader(path, device, tmp_path):
     graded = failure.status if failure else "pass"
     # The notebook path's own start-up (imports, compiles) on top of the grader's limit; a
     # control that hangs on purpose needs no more than enough to be seen hanging.
-    timeout = float(want.get("timeout", ["120"])[0]) + (10 if graded == "timeout" else 30)
+    timeout = float(want.get("timeout", ["120"])[0]) + (5 if graded == "timeout" else 30)
     seen = notebook_status(path, want["impl"][0], want.get("exercise", [""])[0], device,
                            timeout, tmp_path)
     assert seen["status"] == graded, (f"{path.name}: notebook says {seen['status']} "

@@ -29,6 +29,8 @@ def vector_add_triton(x, y, out):
     vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
 '''
 HONEST, WRONG = KERNEL.format(op="+"), KERNEL.format(op="-")
+RAISES = HONEST.replace("    n = out.numel()\n", "    raise ValueError('no')\n")
+CRASH = HONEST.replace("    n = out.numel()\n", "    import os\n    os._exit(3)\n")
 # At import: a grandchild in a session of its own, writing the time next to the check's folder
 # every 20 ms, forever.
 DAEMON = '''
@@ -72,13 +74,18 @@ def test_served_checks_decide_as_spawned_ones(device, monkeypatch):
     assert served[0][0][0] == "pass" and served[1][0][0] == "fail", served
 
 
-def test_one_server_serves_passing_checks_and_a_failed_run_discards_it(device):
+def test_a_server_outlives_wrong_work_but_not_a_crash(device):
+    """A wrong case or an error report ends the child by itself: the server stays. A child
+    that dies (or is killed at its deadline) takes the server with it."""
     with runner.session():
         assert grade(HONEST, device).correct
         first = server(device)
+        assert not grade(WRONG, device).correct  # stopped at its first wrong case
+        assert grade(RAISES, device).status == "exception"
         assert grade(HONEST, device).correct
-        assert server(device) is first and first.jobs == 2  # served twice, no new start-up
-        assert not grade(WRONG, device).correct
+        assert server(device) is first and first.jobs == 4  # no new start-up
+        crashed = grade(CRASH, device)
+        assert crashed.status == "crash" and "exit code 3" in crashed.reason, crashed.reason
         assert server(device) is None and first.proc.poll() is not None  # killed with it
         assert grade(HONEST, device).correct
         assert server(device) is not first
