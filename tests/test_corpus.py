@@ -209,7 +209,7 @@ def _parity_set(files: list[Path]) -> list[Path]:
 
 
 # Every control but the second and later plainly wrong ones of a lab (a notebook path run
-# costs a process, imports and the public and hidden cases again: ~6 s of a 2-core CPU).
+# costs a forked process and the public and hidden cases again: ~3-6 s of a 2-core CPU).
 PARITY = _parity_set(FILES)
 
 
