@@ -64,6 +64,7 @@ class Link:
     def __init__(self, stdin, deadline: float):
         self._stdin = stdin
         self.deadline = deadline  # time.monotonic() at which the worker is killed
+        self.sent = 0  # frames sent, the request's included
 
     def extend(self, seconds: float) -> None:
         """More time: a worker that checks several dtypes gets the time limit for each."""
@@ -73,6 +74,8 @@ class Link:
         """One frame to the worker (an empty one means "no more cases"), written by a thread:
         a worker that stops reading cannot stall the parent past its deadline."""
         import threading
+
+        self.sent += 1
 
         def write():
             try:
@@ -344,15 +347,23 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     if end in ("error", "stopped"):
         # A child that reported an error is on its way out; one stopped after a wrong case
         # waits for its next case frame: an empty one ends it. Either way its exit is
-        # awaited (within the deadline): the server is kept only for a child that ended.
+        # awaited (within the deadline): the server is kept only for a child that ended
+        # having read every frame sent to it (a case sent after "loaded" and left unread by a
+        # child that stopped at once would otherwise reach the server as the next request).
+        read = sum(m.event == "case" for m in outcome.messages) + 1  # the request
+        if outcome.error is not None and outcome.error.index is not None:
+            read += 1  # the case it failed on
         if end == "stopped":
             link.send(b"")
+            read += 1
         if any(msg is None for msg, _ in events):
             end = "timeout"
+        elif read != link.sent:
+            end = "unread"
     if end != "timeout" and srv.status is None:  # the server itself died
         srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
     outcome.returncode = srv.status
-    if end == "timeout" or srv.status != 0:
+    if end in ("timeout", "unread") or srv.status != 0:
         own.discard(request.device)  # killed now: nothing of this run reaches the next
     with open(srv.out_path, "rb") as out:
         out.seek(offset)

@@ -166,8 +166,8 @@ def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -
             frame = wire.read(0)
         except wire.WireError:
             return  # the parent closed the pipe: the session is over
-        if not frame:
-            continue  # a frame meant for a child that had already ended
+        if not frame.startswith(b"{"):
+            continue  # a frame meant for a child that had already ended (no request)
         pid = os.fork()
         if pid == 0:
             code = 1

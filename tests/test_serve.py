@@ -31,6 +31,8 @@ def vector_add_triton(x, y, out):
 HONEST, WRONG = KERNEL.format(op="+"), KERNEL.format(op="-")
 RAISES = HONEST.replace("    n = out.numel()\n", "    raise ValueError('no')\n")
 CRASH = HONEST.replace("    n = out.numel()\n", "    import os\n    os._exit(3)\n")
+# Refused right after loading, before it reads the case frame already sent to it.
+TAMPERS = "import grader.notebook\ngrader.notebook.check = lambda *a, **k: None\n" + HONEST
 # At import: a grandchild in a session of its own, writing the time next to the check's folder
 # every 20 ms, forever.
 DAEMON = '''
@@ -89,6 +91,10 @@ def test_a_server_outlives_wrong_work_but_not_a_crash(device):
         assert server(device) is None and first.proc.poll() is not None  # killed with it
         assert grade(HONEST, device).correct
         assert server(device) is not first
+        # A child that stopped with a frame still unread: that frame must not reach the
+        # server as the next request (the next check would crash on it).
+        assert grade(TAMPERS, device).status == "tampered"
+        assert grade(HONEST, device).correct
 
 
 def test_a_process_left_running_by_a_check_is_killed_before_the_next(device):
