@@ -164,7 +164,7 @@ def make_inputs(ex: Exercise, shape: dict, seed: int, dtype: str,
                 device: str = "cpu") -> dict[str, torch.Tensor]:
     """Fresh inputs for one case in the layouts the shape entry asks for."""
     values, layouts = make_values(ex, shape, seed, dtype, device)
-    return {k: place(v, layouts.get(k), device) if k in layouts else v for k, v in values.items()}
+    return {k: place(v, layouts[k], device) if k in layouts else v for k, v in values.items()}
 
 
 def oracle(ex: Exercise, inputs: dict, shape: dict,
@@ -338,11 +338,10 @@ def to_device(t: torch.Tensor, device: str) -> torch.Tensor:
 
 def place(values: torch.Tensor, layout: Layout | None, device: str) -> torch.Tensor:
     """`values` on `device` as a view with `layout`'s strides and offset into storage of its
-    own; unused storage is NaN (or -1 for integers), not zeros. No layout: a contiguous copy."""
+    own; unused storage is NaN (or -1 for integers), not zeros. No layout: `to_device`."""
     if layout is None:
-        return values.to(device, copy=True).contiguous()
-    stride, offset = (int(s) for s in layout[0]), int(layout[1])
-    stride = tuple(stride)
+        return to_device(values, device)
+    stride, offset = tuple(int(s) for s in layout[0]), int(layout[1])
     extent = offset + (1 + sum((n - 1) * st for n, st in zip(values.shape, stride))
                        if values.numel() else 0)
     fill = float("nan") if values.is_floating_point() else -1

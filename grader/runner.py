@@ -154,9 +154,11 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _tail(path: Path, lines: int) -> str:
+def _tail(path: Path, lines: int, offset: int = 0) -> str:
     try:
-        text = path.read_text(errors="replace")
+        with open(path, "rb") as f:
+            f.seek(offset)
+            text = f.read().decode(errors="replace")
     except OSError:
         return ""
     return "\n".join(text.rstrip().splitlines()[-lines:])
@@ -175,7 +177,7 @@ class Server:
     One submission per server: the children of one server share its sandbox's files."""
 
     def __init__(self, device: str, root: Path):
-        self.device, self.jobs = device, 0
+        self.jobs = 0
         self.workdir = Path(tempfile.mkdtemp(prefix="serve-", dir=root))
         msg_r, msg_w = os.pipe()
         res_r, res_w = os.pipe()
@@ -336,7 +338,7 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     srv.jobs += 1
     workdir = srv.workdir / f"job-{srv.jobs}"  # its own folder: no stale module or .pyc
     workdir.mkdir()
-    request.workdir, request.env = str(workdir), {**(env or {}), **request.env}
+    request.workdir, request.env = str(workdir), env or {}
     offset = srv.out_path.stat().st_size
     srv.status = None
     link = Link(srv.proc.stdin, started + timeout)
@@ -365,9 +367,6 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     outcome.returncode = srv.status
     if end in ("timeout", "unread") or srv.status != 0:
         own.discard(request.device)  # killed now: nothing of this run reaches the next
-    with open(srv.out_path, "rb") as out:
-        out.seek(offset)
-        text = out.read().decode(errors="replace")
-    outcome.output = "\n".join(text.rstrip().splitlines()[-15:])
+    outcome.output = _tail(srv.out_path, 15, offset)  # this run's part of the server's output
     outcome.seconds = round(time.monotonic() - started, 2)
     return outcome

@@ -146,8 +146,6 @@ def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -
     student's code, imported once; then, per request frame, a forked child runs it as a fresh
     worker would, and once it exits every other process it left is killed before its exit
     status goes out on `ctl_fd` (closed in the child: a child cannot fake its own end)."""
-    import signal
-
     from grader import device as dev
     from grader import wire
 
@@ -159,7 +157,6 @@ def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -
 
     from grader import audit, bench, manifest, submission, tamper  # noqa: F401
     from grader.judge import correctness, perf  # noqa: F401
-    from grader.judge.verdict import Message
 
     while True:
         try:
@@ -177,10 +174,7 @@ def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -
                 request = json.loads(frame)
                 os.environ.update(request.get("env") or {})
                 os.chdir(request["workdir"])
-                try:
-                    run(request, Channel(msg_fd), res_fd)
-                finally:
-                    Channel(msg_fd).send(Message(event="done"))
+                answer(request, msg_fd, res_fd)
                 code = 0
             except BaseException:  # noqa: BLE001 - reported like a worker's crash
                 traceback.print_exc()
@@ -189,13 +183,16 @@ def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -
                 sys.stderr.flush()
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
-        _kill_rest(pid, sandboxed, signal.SIGKILL)
+        _kill_rest(pid, sandboxed)
         os.write(ctl_fd, f"{os.waitstatus_to_exitcode(status)}\n".encode())
 
 
-def _kill_rest(child: int, sandboxed: bool, sig: int) -> None:
+def _kill_rest(child: int, sandboxed: bool) -> None:
     """Every process the child left: in the sandbox's own pid namespace, all but the server
     and the namespace's init; outside one, the child's session."""
+    import signal
+
+    sig = signal.SIGKILL
     if not sandboxed:
         try:
             os.killpg(child, sig)
@@ -220,12 +217,18 @@ def main() -> None:
               "--sandboxed" in sys.argv[6:])
         return
     from grader import wire
+
+    answer(json.loads(wire.read(0)), int(sys.argv[1]), int(sys.argv[2]))
+
+
+def answer(request: dict, msg_fd: int, res_fd: int) -> None:
+    """One request, whether the worker was spawned for it or forked by a server: `done`
+    follows whatever happened."""
     from grader.judge.verdict import Message
 
-    chan = Channel(int(sys.argv[1]))
-    request = json.loads(wire.read(0))
+    chan = Channel(msg_fd)
     try:
-        run(request, chan, int(sys.argv[2]))
+        run(request, chan, res_fd)
     finally:
         chan.send(Message(event="done"))
 

@@ -131,8 +131,7 @@ def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: d
     launcher guarded outputs, record what it launched and which library ops its own frames
     ran. Never raises: an exception becomes an error message."""
     tdev = "cuda" if device == "gpu" else "cpu"
-    on_device = {k: check.place(v, (layouts or {})[k], tdev) if k in (layouts or {})
-                 else check.to_device(v, tdev) for k, v in inputs.items()}
+    on_device = {k: check.place(v, (layouts or {}).get(k), tdev) for k, v in inputs.items()}
     params = list(ex.param_values(shape).values())
     buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
     counts = (launches.triton, launches.cuda)

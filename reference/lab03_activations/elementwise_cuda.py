@@ -18,11 +18,11 @@ SOURCE = (Path(__file__).parent / "elementwise.cu").read_text()
 # H200 chose VEC 1 with 128 threads (2026-12-01, read flush; 256 before).
 VEC = 1  # swept on an H200, see docs/perf.md
 THREADS = 128  # swept on an H200, see docs/perf.md
-# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 # STREAM: loads and stores marked streaming (__ldcs / __stcs: evict first, nothing of x or out
-# is read again) instead of __ldg and plain stores; to be swept on an H200 (16-bit relu,
-# leaky_relu and clip sit at 0.98-1.00x torch, both at 97-98% of the roof).
+# is read again) instead of __ldg and plain stores. Swept on an H200 (2026-12-01): 2% slower
+# over the 15 cases (4181 against 4278 GB/s), so off.
 STREAM = False
+# The sweep's candidates (benchmarks/tune_references.py tries each in turn):
 TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512), "STREAM": (False, True)}
 CHUNK_BYTES = 16  # one uint4 load per chunk
 SUFFIX = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
