@@ -72,7 +72,8 @@ def run_nbgrader(root: Path, lab, who: list[str], device: str) -> list[dict]:
         rows.append({"student": student, "status": "graded" if proc.returncode == 0 else
                      "failed", "seconds": round(seconds, 1), "wall": wall})
         print(f"  {student}: {seconds:.1f} s", flush=True)
-    autograde.read_scores(root, lab.id, outs := [autograde.Outcome(r["student"]) for r in rows])
+    autograde.read_scores(root, lab.id, outs := [autograde.Outcome(r["student"], r["status"])
+                                                 for r in rows])
     for row, out in zip(rows, outs):
         row["score"], row["max_score"] = out.score, out.max_score
     return rows
