@@ -41,8 +41,12 @@ PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrad
 
 def make_course(root: Path, lab, n: int) -> list[str]:
     assert cli.main(["course", "build", str(root), lab.id]) == 0
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", lab.id, "--force"],
-                   cwd=root, env=autograde.nbgrader_env(), check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", lab.id,
+                           "--force"], cwd=root, env=autograde.nbgrader_env(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"nbgrader generate_assignment failed:\n{proc.stdout[-3000:]}\n"
+                 f"{proc.stderr[-3000:]}")
     release = root / "release" / lab.id / lab.notebook_name
     who = [f"student{i:02d}" for i in range(1, n + 1)]
     for name in who:
