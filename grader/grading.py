@@ -8,6 +8,7 @@ pytest suite and the nbgrader regrade, so they agree.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import functools
 import secrets
@@ -99,7 +100,7 @@ def _converse(request: runner.Request, prepared: list[correctness.Prepared], jud
 
 def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
                        device: str, dtypes: list[str] | tuple[str, ...],
-                       timeout: float | None = None) -> list[Verdict]:
+                       timeout: float | None = None, wall: dict | None = None) -> list[Verdict]:
     """Every dtype's correctness in ONE worker process (one start-up, not one per dtype), the
     dtypes in order, stopping at the first wrong case: one verdict per dtype reached."""
     scan = audit.static_scan(sources, ex.forbidden_calls)
@@ -125,8 +126,11 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
     request = _request(ex, impl, device, "check", sources, dtype=dtypes[0],
                        schedules=["reverse"] if cpu_cuda else [])
     # The time limit is per dtype: it starts again when a dtype's last case is judged right.
+    started = time.monotonic()
     outcome = _converse(request, flat, judge, timeout, extend_after={hi - 1 for hi in starts[1:-1]},
                         env=CPU_CUDA_ENV if cpu_cuda else None)
+    if wall is not None and outcome.loaded is not None:  # the worker's start and the load
+        wall["correctness: until loaded"] = round(outcome.loaded - started, 2)
     verdicts = []
     for k, dtype in enumerate(dtypes):
         lo, hi = starts[k], starts[k + 1]
@@ -267,7 +271,7 @@ def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidde
     started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
     grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
-                                       ex.dtypes, timeout)
+                                       ex.dtypes, timeout, grade.wall)
     grade.wall["correctness"] = round(time.monotonic() - started, 2)
     if pending is not None and grade.checks[-1].ok:
         grade.checks.append(pending() if callable(pending) else pending)  # a Future: settle()
@@ -320,12 +324,22 @@ def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool
 
 def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
                  timeout: float | None = None) -> dict[tuple[str, str], tuple[dict, Grade]]:
-    """`untimed()` of each: correctness one after another (one worker server), every memcheck
-    (a process of its own under the sanitizer) beside them; returns once all have ended."""
-    with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool:
-        grades = {(ex.key, impl): (src, untimed(ex, impl, src, device, hidden, timeout,
-                                                memcheck_pool=pool))
-                  for ex, impl, src in work}
+    """`untimed()` of each: each implementation's correctness checks one after another (its
+    own worker server), the implementations side by side, every memcheck (a process of its
+    own under the sanitizer) beside them; returns once all have ended. On a GPU the
+    reference's server starts meanwhile, for the perf checks that follow."""
+    if device == "gpu" and hidden and work and runner.current() is not None:
+        runner.current().server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
+    impls = list(dict.fromkeys(impl for _, impl, _ in work))
+    with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
+            ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes:
+        def lane(impl):
+            return {(ex.key, i): (src, untimed(ex, i, src, device, hidden, timeout,
+                                               memcheck_pool=pool))
+                    for ex, i, src in work if i == impl}
+
+        runs = [lanes.submit(contextvars.copy_context().run, lane, impl) for impl in impls]
+        grades = {key: value for run in runs for key, value in run.result().items()}
     return {key: (src, settle(grade)) for key, (src, grade) in grades.items()}
 
 

@@ -174,16 +174,18 @@ class Server:
     itself with status 0 (a timeout, a crash, a kill) discards the server: the next run gets
     a new one. A wrong case or an error report ends the child cleanly and keeps it.
 
-    One submission per server: the children of one server share its sandbox's files."""
+    One submission per server: the children of one server share its sandbox's files. A
+    submission's implementations get a server each (their checks run side by side), and the
+    hidden reference one of its own (`reference_lab`), which never runs student code."""
 
-    def __init__(self, device: str, root: Path):
+    def __init__(self, device: str, root: Path, reference_lab: str | None = None):
         self.jobs = 0
         self.workdir = Path(tempfile.mkdtemp(prefix="serve-", dir=root))
         msg_r, msg_w = os.pipe()
         res_r, res_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         env = _child_env(None)
-        boxed = sandbox.command([], self.workdir, device, env)
+        boxed = sandbox.command([], self.workdir, device, env, *_reference_mounts(reference_lab))
         argv = [sys.executable, "-m", "grader.worker", "--serve", device, str(msg_w), str(res_w),
                 str(ctl_w), *(["--sandboxed"] if boxed else [])]
         self.out_path = self.workdir / "output.txt"
@@ -216,29 +218,48 @@ class Server:
 
 
 class Session:
-    """The servers of one submission, one per device, started on first use."""
+    """The servers of one submission, one per device and role (an implementation, or the
+    reference), each started on first use."""
 
     def __init__(self):
         self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
-        self.servers: dict[str, Server] = {}
+        self.servers: dict[tuple[str, str], Server] = {}
 
-    def server(self, device: str) -> Server:
-        srv = self.servers.get(device)
+    def server(self, device: str, role: str = "", reference_lab: str | None = None) -> Server:
+        """The server for (device, role), started now if there is none (it starts in the
+        background: its imports overlap whatever runs next)."""
+        srv = self.servers.get((device, role))
         if srv is None or srv.proc.poll() is not None:
             if srv is not None:
                 srv.close()
-            srv = self.servers[device] = Server(device, Path(self._dir.name))
+            srv = self.servers[(device, role)] = Server(device, Path(self._dir.name),
+                                                        reference_lab)
         return srv
 
-    def discard(self, device: str) -> None:
-        srv = self.servers.pop(device, None)
+    def discard(self, device: str, role: str = "") -> None:
+        srv = self.servers.pop((device, role), None)
         if srv is not None:
             srv.close()
 
     def close(self) -> None:
-        for device in list(self.servers):
-            self.discard(device)
+        for key in list(self.servers):
+            self.discard(*key)
         self._dir.cleanup()
+
+
+def _reference_mounts(lab: str | None) -> tuple[list[Path], Path | None]:
+    """What a reference run reads (its lab's reference folder) and its compile cache, kept
+    between runs so that the reference compiles once per machine (student code never gets
+    this folder: see sandbox.command)."""
+    if lab is None:
+        return [], None
+    return [paths.REFERENCE / lab], paths.CACHE / "reference"
+
+
+def serve_role(request: Request) -> str:
+    """Which of the session's servers serves `request`: one per implementation (a student's
+    checks of two implementations run side by side), one for the reference."""
+    return "reference" if request.role == "reference" else request.impl
 
 
 _SESSION: contextvars.ContextVar[Session | None] = contextvars.ContextVar("tclab_session",
@@ -261,6 +282,11 @@ def session():
         own.close()
 
 
+def current() -> Session | None:
+    """The session runs are served in here, if any."""
+    return _SESSION.get()
+
+
 def run(request: Request, timeout: float | None = None, on_loaded=None, on_message=None,
         wrapper: list[str] | None = None, env: dict | None = None) -> Outcome:
     """Run the worker on `request` until EOF, an error report, `on_message` returning False,
@@ -268,10 +294,11 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
 
     `on_loaded(link)` runs once the student's module has loaded (send the first case there);
     `on_message(msg, payload, link)` gets every later message, with its result frame.
-    Inside `session()` a student's run is served (a reference or a wrapped run never is)."""
+    Inside `session()` a run is served, by the reference's own server for a reference run
+    (a run under a wrapper never is)."""
     timeout = timeout or DEFAULT_TIMEOUT[request.device]
     served = _SESSION.get()
-    if served is not None and wrapper is None and request.role == "student":
+    if served is not None and wrapper is None:
         return _served(served, request, timeout, on_loaded, on_message, env)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="tclab-") as own:
@@ -283,12 +310,8 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
                 str(res_w)]
         child_env = _child_env(env)
-        reference = request.role == "reference"
-        # The reference's compile caches outlive the run: it is compiled once per machine,
-        # not once per submission (student code never gets this folder).
-        boxed = sandbox.command(argv, workdir, request.device, child_env,
-                                [paths.REFERENCE / request.lab] if reference else [],
-                                paths.CACHE / "reference" if reference else None)
+        boxed = sandbox.command(argv, workdir, request.device, child_env, *_reference_mounts(
+            request.lab if request.role == "reference" else None))
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(
                 boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
@@ -324,6 +347,7 @@ def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> str:
         if msg.event == "done":
             continue
         if msg.event == "loaded":
+            outcome.loaded = time.monotonic()
             if on_loaded is not None:
                 on_loaded(link)
             continue
@@ -338,7 +362,9 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     """`run()` through the session's server: the request goes to the server, which forks a
     child for it; the child's pipes are the server's, its end is the server's status line."""
     started = time.monotonic()
-    srv = own.server(request.device)
+    role = serve_role(request)
+    srv = own.server(request.device, role,
+                     request.lab if request.role == "reference" else None)
     srv.jobs += 1
     workdir = srv.workdir / f"job-{srv.jobs}"  # its own folder: no stale module or .pyc
     workdir.mkdir()
@@ -370,7 +396,7 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
         srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
     outcome.returncode = srv.status
     if end in ("timeout", "unread") or srv.status != 0:
-        own.discard(request.device)  # killed now: nothing of this run reaches the next
+        own.discard(request.device, role)  # killed now: nothing of this run reaches the next
     outcome.output = _tail(srv.out_path, 15, offset)  # this run's part of the server's output
     outcome.seconds = round(time.monotonic() - started, 2)
     return outcome

@@ -212,3 +212,4 @@ class Outcome:
     seconds: float = 0.0
     timeout: float = 0.0
     unsandboxed: str = ""  # why the worker ran outside the sandbox ("" when inside it)
+    loaded: float | None = None  # time.monotonic() when the student's module had loaded
