@@ -8,6 +8,7 @@ instant feedback. What a lab's inputs look like comes from its manifest (docs/la
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass
@@ -44,8 +45,24 @@ class Case:
     seed: int
 
 
+_SECRET: list[str] = []  # set by `using_secret()`: the grader's, never the environment's
+
+
 def secret() -> str:
-    return os.environ.get(SECRET_ENV, "")
+    """The grading secret: the one `using_secret()` holds, else the environment's."""
+    return _SECRET[-1] if _SECRET else os.environ.get(SECRET_ENV, "")
+
+
+@contextlib.contextmanager
+def using_secret(value: str):
+    """Every seed drawn in this process mixes in `value` while the block runs. The secret
+    stays out of os.environ, so nothing this process starts meanwhile (a notebook kernel, a
+    worker) can inherit it; threads of the grader share it."""
+    _SECRET.append(value)
+    try:
+        yield
+    finally:
+        _SECRET.remove(value)
 
 
 def seed_for(key: str, suite: str, index: int, round_: int = 0,

@@ -12,6 +12,8 @@ import dataclasses
 import functools
 import secrets
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from grader import audit, bench, check, manifest, runner, submission, wire
@@ -20,6 +22,7 @@ from grader.judge.verdict import Grade, Outcome, Verdict
 from grader.manifest import Exercise, Lab
 
 CPU_CUDA_ENV = {"TCLAB_CUDA_CHECKED": "1"}  # the CPU backend bounds-checks every read
+MEMCHECK_WORKERS = 6  # memchecks at once (a CUDA one runs two sanitizer tools side by side)
 
 
 def suites_for(device: str, hidden: bool = True) -> list[str]:
@@ -144,7 +147,8 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
 def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                    timeout: float | None = None) -> Verdict:
     """One launch on a small tail shape under each compute-sanitizer tool of the
-    implementation (GPU only); the first that finds something decides."""
+    implementation (GPU only), the tools side by side; the first (in `memcheck.TOOLS` order)
+    that finds something decides."""
     dtype = ex.dtypes[0]
     prepared = correctness.prepare(ex, ["public"], dtype)
     p = prepared[1 if len(prepared) > 2 else 0]
@@ -155,15 +159,18 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                        "not found")
     case = dataclasses.replace(p, case=check.Case(p.case.suite, 0, p.case.shape, dtype,
                                                   p.case.seed))
-    for check_ in memcheck.TOOLS[impl]:
+
+    def one(check_: str) -> Verdict:
         request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
         outcome = _converse(request, [case], lambda *_: True,
                             (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
                             wrapper=[tool, *memcheck.flags(tool, check_)], env=memcheck.ENV)
-        verdict = memcheck.decide(ex, impl, dtype, p.case.shape, outcome, check_)
-        if not verdict.ok:
-            break
-    return verdict
+        return memcheck.decide(ex, impl, dtype, p.case.shape, outcome, check_)
+
+    tools = memcheck.TOOLS[impl]  # side by side: each is a process, mostly start-up
+    with ThreadPoolExecutor(max_workers=len(tools)) as pool:
+        verdicts = list(pool.map(one, tools))
+    return next((v for v in verdicts if not v.ok), verdicts[-1])
 
 
 class ReferenceFailed(RuntimeError):
@@ -234,26 +241,92 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
 def grade_exercise(ex: Exercise, impl: str, sources: dict[str, str], device: str,
                    hidden: bool = True, perf: bool = True, timeout: float | None = None,
                    plot_dir: Path | None = None) -> Grade:
+    grade = untimed(ex, impl, sources, device, hidden, timeout)
+    if perf:
+        timed(grade, ex, sources, timeout, plot_dir)
+    return grade
+
+
+def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidden: bool = True,
+            timeout: float | None = None, memcheck_pool=None) -> Grade:
+    """Correctness, then (on a GPU, with the hidden cases) memcheck: the checks that do not
+    need the GPU to themselves. With `memcheck_pool` (an executor) memcheck starts there at
+    once, beside correctness, and counts only if correctness passes (the pool's owner waits
+    for it either way); the grade is finished by `settle()`."""
     grade = Grade(ex.lab_id, ex.key, impl, device)
+    pending = None
+    if device == "gpu" and hidden:
+        # Reads past a buffer do not change outputs: memcheck sees them, once.
+        def job() -> Verdict:
+            begun = time.monotonic()
+            verdict = memcheck_check(ex, impl, sources, timeout)
+            grade.wall["memcheck"] = round(time.monotonic() - begun, 2)
+            return verdict
+
+        pending = memcheck_pool.submit(job) if memcheck_pool is not None else job
+    started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
     grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
                                        ex.dtypes, timeout)
-    if device == "gpu" and hidden and grade.checks[-1].ok:
-        # Reads past a buffer do not change outputs: memcheck sees them, once.
-        grade.checks.append(memcheck_check(ex, impl, sources, timeout))
-    if not perf:
-        return grade
+    grade.wall["correctness"] = round(time.monotonic() - started, 2)
+    if pending is not None and grade.checks[-1].ok:
+        grade.checks.append(pending() if callable(pending) else pending)  # a Future: settle()
+    return grade if memcheck_pool is not None else settle(grade)
+
+
+def settle(grade: Grade) -> Grade:
+    """The grade with every pending check's verdict in place."""
+    grade.checks = [c.result() if hasattr(c, "result") else c for c in grade.checks]
+    return grade
+
+
+def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | None = None,
+          plot_dir: Path | None = None) -> Grade:
+    """The perf verdicts of a settled grade: measured on a GPU when it is correct, else
+    skipped with the reason. Nothing else of the submission may run on the GPU meanwhile."""
     skipped = None
-    if device != "gpu":
+    if grade.device != "gpu":
         skipped = "skipped: needs a GPU"
     elif not grade.correct:
         skipped = "skipped: not correct"
     if skipped:
         grade.perf = [Verdict(check="perf", status="skipped", reason=skipped, exercise=ex.key,
-                              impl=impl, dtype=dt, device=device) for dt in ex.perf_dtypes]
-    else:
-        grade.perf = perf_check(ex, impl, sources, timeout, plot_dir)
+                              impl=grade.impl, dtype=dt, device=grade.device)
+                      for dt in ex.perf_dtypes]
+        return grade
+    started = time.monotonic()
+    grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
+    grade.wall["perf"] = round(time.monotonic() - started, 2)
     return grade
+
+
+def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
+               perf: bool = True, timeout: float | None = None, plot_dir: Path | None = None,
+               ahead=None) -> list[Grade]:
+    """Every (exercise, impl, sources) of one submission, in two phases: the untimed checks
+    (`untimed_many`, or those `ahead` already holds for the same sources), then every perf
+    check one after the other, alone on the GPU. The verdicts are those of `grade_exercise`
+    on each, in any order."""
+    done = dict(ahead or {})
+    todo = [(ex, impl, src) for ex, impl, src in work
+            if done.get((ex.key, impl), (None, None))[0] != src]
+    done.update(untimed_many(todo, device, hidden, timeout))
+    grades = [done[(ex.key, impl)][1] for ex, impl, _ in work]
+    if perf:
+        for grade, (ex, _, src) in zip(grades, work):
+            timed(grade, ex, src, timeout, plot_dir)
+    return grades
+
+
+def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
+                 timeout: float | None = None) -> dict[tuple[str, str], tuple[dict, Grade]]:
+    """`untimed()` of each: correctness one after another (one worker server), every memcheck
+    (a process of its own under the sanitizer) beside them; returns once all have ended."""
+    with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool:
+        grades = {(ex.key, impl): (src, untimed(ex, impl, src, device, hidden, timeout,
+                                                memcheck_pool=pool))
+                  for ex, impl, src in work}
+    return {key: (src, settle(grade)) for key, (src, grade) in grades.items()}
 
 
 def unreadable(ex: Exercise, impl: str, device: str, error: submission.SubmissionError,
@@ -285,6 +358,36 @@ def _cell_names(key: str) -> dict[str, str]:
     return {gid: submission.cell_label(gid, text) for gid, text in texts.items()}
 
 
+def plan(lab: Lab, nb, where: str, device: str, impls=None, exercises=None,
+         perf: bool = True) -> list:
+    """Each part of `lab` to grade in the notebook `nb` (None: unreadable, then `nb_error`
+    says why): `(exercise, impl, sources)`, or the Grade of a part that cannot be read."""
+    parts = []
+    for ex in lab.exercises:
+        if exercises and ex.name not in exercises:
+            continue
+        for impl in impls or ex.impls:
+            if impl not in ex.impls:
+                continue
+            if isinstance(nb, submission.SubmissionError):
+                parts.append(unreadable(ex, impl, device, nb, perf))
+                continue
+            try:
+                sources = submission.cell_sources(nb, ex.impls[impl].cells, where,
+                                                  cell_names(ex))
+            except submission.SubmissionError as exc:
+                parts.append(unreadable(ex, impl, device, exc, perf))
+                continue
+            parts.append((ex, impl, sources))
+    return parts
+
+
+def grade_parts(parts: list, device: str, **kw) -> list[Grade]:
+    """`plan()`'s parts graded (`grade_many`), in their order."""
+    graded = iter(grade_many([p for p in parts if not isinstance(p, Grade)], device, **kw))
+    return [p if isinstance(p, Grade) else next(graded) for p in parts]
+
+
 def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None,
                    **kw) -> list[Grade]:
     """Every exercise and implementation of `lab` in the notebook at `path`; an unreadable
@@ -292,23 +395,7 @@ def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None
     try:
         nb = submission.read_notebook(path)
     except submission.SubmissionError as exc:
-        nb, error = None, exc
-    grades = []
+        nb = exc
+    parts = plan(lab, nb, str(path), device, impls, exercises, kw.get("perf", True))
     with runner.session():  # one worker server for the whole notebook
-        for ex in lab.exercises:
-            if exercises and ex.name not in exercises:
-                continue
-            for impl in impls or ex.impls:
-                if impl not in ex.impls:
-                    continue
-                if nb is None:
-                    grades.append(unreadable(ex, impl, device, error, kw.get("perf", True)))
-                    continue
-                try:
-                    sources = submission.cell_sources(nb, ex.impls[impl].cells, str(path),
-                                                      cell_names(ex))
-                except submission.SubmissionError as exc:
-                    grades.append(unreadable(ex, impl, device, exc, kw.get("perf", True)))
-                    continue
-                grades.append(grade_exercise(ex, impl, sources, device, **kw))
-    return grades
+        return grade_parts(parts, device, **kw)

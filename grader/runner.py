@@ -283,8 +283,12 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
                 str(res_w)]
         child_env = _child_env(env)
-        readable = [paths.REFERENCE / request.lab] if request.role == "reference" else []
-        boxed = sandbox.command(argv, workdir, request.device, child_env, readable)
+        reference = request.role == "reference"
+        # The reference's compile caches outlive the run: it is compiled once per machine,
+        # not once per submission (student code never gets this folder).
+        boxed = sandbox.command(argv, workdir, request.device, child_env,
+                                [paths.REFERENCE / request.lab] if reference else [],
+                                paths.CACHE / "reference" if reference else None)
         with open(out_path, "wb") as out:
             proc = subprocess.Popen(
                 boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,

@@ -67,13 +67,16 @@ def _under(path: Path, folders: list[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
 
-def _env(env: dict) -> list[str]:
+def _env(env: dict, cache: Path | None = None) -> list[str]:
     """bwrap's arguments for an environment from scratch: the kept names of `env`, then the
-    sandbox's own home, temporary folder and cache."""
+    sandbox's own home, temporary folder and compile caches (in `cache` if given)."""
     kept = {k: v for k, v in env.items()
             if (k in ENV_KEEP or k.startswith(ENV_KEEP_PREFIXES)) and k not in ENV_DROP}
     kept.update(HOME=HOME, TMPDIR="/tmp", PYTHONUNBUFFERED="1",
                 TCLAB_CACHE=f"{HOME}/.cache/tclab")
+    if cache is not None:  # Triton's, pycuda's (XDG) and ours
+        kept.update(TCLAB_CACHE=f"{cache}/tclab", TRITON_CACHE_DIR=f"{cache}/triton",
+                    XDG_CACHE_HOME=str(cache))
     args = ["--clearenv"]
     for k, v in sorted(kept.items()):
         args += ["--setenv", k, v]
@@ -138,15 +141,20 @@ def _assigned_gpu(visible: str | None) -> tuple[tuple[str, ...], tuple]:
 
 
 def command(argv: list[str], workdir: Path, device: str, env: dict,
-            readable: list[Path] = ()) -> list[str] | None:
+            readable: list[Path] = (), cache: Path | None = None) -> list[str] | None:
     """`argv` wrapped in bwrap, or None where no sandbox can be made (see `available`).
-    `readable` are extra folders put back read-only (the reference, in a perf run)."""
+    `readable` are extra folders put back read-only (the reference, in a perf run); `cache`
+    a folder kept between runs for the compile caches (the reference's only: never give a
+    student's process one it shares with anybody)."""
     if available() is not None:
         return None
     workdir = Path(workdir).resolve()
     # The worker's folder is bound back after the tmpfs above it (bwrap applies in order).
+    # The compile caches too, wherever TCLAB_CACHE puts them: the reference's hold its code.
+    paths.CACHE.mkdir(parents=True, exist_ok=True)
     hidden = [p for p in {paths.ROOT.resolve(), Path.home().resolve(), Path.cwd().resolve(),
-                          Path("/tmp")} if p != Path("/") and p != workdir]
+                          Path("/tmp"), paths.CACHE.resolve()}
+              if p != Path("/") and p != workdir]
     # Put back what the worker needs from inside the hidden folders: Python itself, the
     # virtual environment and its packages (the grader package among them).
     needed = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
@@ -165,6 +173,9 @@ def command(argv: list[str], workdir: Path, device: str, env: dict,
         if folder.exists():
             args += ["--ro-bind", str(folder), str(folder)]
     args += ["--bind", str(workdir), str(workdir), "--dir", HOME]
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        args += ["--bind", str(cache), str(cache)]
     args += ["--dev", "/dev"]
     if device == "gpu":  # only the GPU (or GPUs) this worker was given
         nodes, gpu_env = _assigned_gpu(os.environ.get("CUDA_VISIBLE_DEVICES"))
@@ -172,4 +183,4 @@ def command(argv: list[str], workdir: Path, device: str, env: dict,
             args += ["--dev-bind", node, node]
         env = {**env, **dict(gpu_env)}
     args += ["--proc", "/proc", "--unshare-all", "--die-with-parent", "--chdir", str(workdir)]
-    return args + _env(env) + ["--", *argv]
+    return args + _env(env, cache) + ["--", *argv]

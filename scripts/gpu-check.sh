@@ -22,6 +22,10 @@
 #                LABS_K="lab02 or lab07" narrows it (pytest -k)
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
+#        autograde  autograde throughput: AUTOGRADE_N (default 20) solutions of each of
+#                AUTOGRADE_LABS (default lab01 lab07) through `tclab course autograde`,
+#                AUTOGRADE_GPUS (default 1; "1 2" compares) GPUs; AUTOGRADE_BASELINE=N also
+#                grades N of them through plain `nbgrader autograde`, one after another
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
@@ -30,7 +34,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs pytest course repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs pytest course autograde repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -72,6 +76,14 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     --ignore tests/test_notebooks_run.py --ignore tests/test_scaffold.py ${PYTEST_TARGETS:-tests}
   has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
     tests/test_course_gpu.py
+  if has autograde; then
+    for lab in ${AUTOGRADE_LABS:-lab01 lab07}; do
+      run "autograde-$lab" 560 python3 benchmarks/autograde_bench.py "$lab" -n "${AUTOGRADE_N:-20}" \
+        --gpus ${AUTOGRADE_GPUS:-1} --out "$OUT"
+      [ -n "${AUTOGRADE_BASELINE:-}" ] && run "autograde-$lab-baseline" 560 python3 \
+        benchmarks/autograde_bench.py "$lab" -n "$AUTOGRADE_BASELINE" --mode nbgrader --out "$OUT"
+    done
+  fi
   # REPRO_ARGS: labs and options (--impl); every lab at once does not fit one call
   has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" \
     ${REPRO_ARGS:-lab01 lab07}

@@ -240,6 +240,92 @@ def test_a_submission_over_its_limit_is_killed_and_zeroed(graded, tmp_path):
     assert not left, f"processes outlived the kill: {left}"
 
 
+def _copy(graded: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "course"
+    shutil.copytree(graded, root)  # the config finds its root from its own path
+    return root
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_task_never_writes_the_gradebook_and_finish_does(graded, tmp_path):
+    """A grading task (one per submission, in parallel or on Slurm) writes only its outcome
+    and staged notebook; `finish()`, one process, imports them into the gradebook."""
+    root = _copy(graded, tmp_path)
+    lab = manifest.get(students.LAB01)
+    nb = students.solution(lab, nbformat.read(release_path(root, lab.id), as_version=4))
+    folder = root / "submitted" / "late" / lab.id
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{lab.id}.ipynb")
+    before = _digest(root / "gradebook.db")
+    proc = subprocess.run(autograde.task_command(root, lab.id, "late", "cpu", 600), cwd=root,
+                          env=autograde.nbgrader_env(), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert _digest(root / "gradebook.db") == before, "a task wrote the gradebook"
+    (out,) = autograde.read_outcomes(root, lab.id, ["late"])
+    assert out.status == "graded" and out.wall["execute"] > 0, out
+    (out,) = autograde.finish(root, lab.id, ["late"], "cpu")
+    points = lab.exercise().points
+    assert out.scores["test_triton"] == (points["triton"], points["triton"]), out.scores
+    assert gradebook_scores(root, lab.id, "late")["test_cuda"][0] == points["cuda"]
+
+
+def test_a_task_that_dies_without_a_result_is_run_once_more_then_reported(
+        graded, tmp_path, monkeypatch):
+    root = _copy(graded, tmp_path)
+    crash = [sys.executable, "-c", "print('the node went away'); raise SystemExit(3)"]
+    monkeypatch.setattr(autograde, "task_command", lambda *a: crash)
+    out = autograde.run_one(root, students.LAB01, "solution", "cpu", None, limit=60)
+    assert out.status == "failed" and "exited 3" in out.note, out
+    assert out.log.read_text().count("the node went away") == 1 + autograde.RETRIES
+    (again,) = autograde.finish(root, students.LAB01, ["solution"], "cpu")
+    assert again.status == "failed" and again.score == 0, again  # no stale marks
+
+
+def test_the_import_refuses_a_staged_notebook_of_other_cells(graded, tmp_path):
+    """The staged notebook must hold the submission's cells: one edited after grading (or
+    a submission handed in again since) is not imported."""
+    from grader.course import task
+
+    root = _copy(graded, tmp_path)
+    staged = root / task.STAGED / "solution" / students.LAB01 / f"{students.LAB01}.ipynb"
+    staged.chmod(0o644)
+    nb = nbformat.read(staged, as_version=4)
+    cell = students._cell(nb, "vector_add_triton")
+    cell.source += "\n# changed after grading"
+    nbformat.write(nb, staged)
+    (out,) = autograde.finish(root, students.LAB01, ["solution"], "cpu")
+    assert out.status == "failed" and "does not hold the cells" in out.note, out
+    assert out.score == 0
+
+
+def test_the_tasks_and_plain_nbgrader_give_the_same_verdicts(graded, tmp_path):
+    """The same submissions through plain `nbgrader autograde` (every check in turn, inside
+    nbgrader) and through `tclab course autograde` (grading tasks, the untimed checks beside
+    the notebook's execution): the same verdicts, check by check."""
+    import json
+
+    root = _copy(graded, tmp_path)
+    who = ["solution", "patched_solution", "stub"]
+    for student in who:
+        nbgrader(root, "autograde", students.LAB01, "--student", student, "--force",
+                 env={"TCLAB_DEVICE": "cpu", regrade.check.SECRET_ENV: SECRET})
+
+    def verdicts(grades):
+        return {(g["exercise"], g["impl"]): [(c["check"], c["dtype"], c["status"], c["reason"])
+                                             for c in g["checks"] + g["perf"]] for g in grades}
+
+    for out in autograde.read_outcomes(graded, students.LAB01, who):
+        saved = root / ".tclab" / "verdicts" / students.LAB01 / f"{out.student}.json"
+        plain = json.loads(saved.read_text())["grades"]
+        assert verdicts(plain) == verdicts(out.verdicts), out.student
+
+
 def _perf_cell(outputs, points=3.0):
     return nbformat.v4.new_code_cell(metadata={"nbgrader": {
         "grade": True, "solution": False, "locked": True, "grade_id": "perf_triton",

@@ -133,6 +133,45 @@ def test_a_script_in_tmp_does_not_put_tmp_back(monkeypatch, tmp_path):
     assert any(a == "--tmpfs" and b == "/tmp" for a, b, _ in pairs), args
 
 
+def test_only_the_reference_keeps_a_compile_cache(tmp_path):
+    """A reference run's compile caches (Triton's, pycuda's, ours) live in a folder kept
+    between runs, so the reference compiles once per machine; a student's process gets no
+    such folder and cannot see it (the negative control)."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    import subprocess
+
+    cache = tmp_path / "reference-cache"
+    write = ("import os, pathlib; d = pathlib.Path(os.environ['TRITON_CACHE_DIR']); "
+             "d.mkdir(parents=True, exist_ok=True); (d / 'kernel.cubin').write_text('x'); "
+             "print(os.environ['XDG_CACHE_HOME'], os.environ['TCLAB_CACHE'])")
+    work = tmp_path / "ref"
+    work.mkdir()
+    args = sandbox.command([sys.executable, "-c", write], work, "cpu", {}, cache=cache)
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert (cache / "triton" / "kernel.cubin").read_text() == "x"
+    assert proc.stdout.split() == [str(cache), f"{cache}/tclab"]
+    look = (f"import os; print(os.path.exists({str(cache)!r}), os.environ['TCLAB_CACHE'], "
+            "'TRITON_CACHE_DIR' in os.environ)")
+    work = tmp_path / "student"
+    work.mkdir()
+    args = sandbox.command([sys.executable, "-c", look], work, "cpu", {})
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", f"{sandbox.HOME}/.cache/tclab", "False"]
+
+
+def test_the_compile_caches_are_hidden_wherever_they_are(monkeypatch, tmp_path):
+    """TCLAB_CACHE may point outside the home folder: a student's process still gets an empty
+    folder there, never the reference's compiled kernels."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "shared-cache")
+    args = sandbox.command(["true"], tmp_path / "work", "cpu", {})
+    assert ("--tmpfs", str(tmp_path / "shared-cache")) in list(zip(args, args[1:])), args
+
+
 # --- which GPU device nodes a worker gets -----------------------------------------------------
 
 GPUS = [("0", "GPU-aaaa-0000", "00000000:19:00.0"), ("1", "GPU-bbbb-1111", "00000000:3B:00.0")]

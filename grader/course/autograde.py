@@ -1,10 +1,11 @@
 """`tclab course autograde DIR LAB`: every submission of one lab, one worker per GPU.
 
-Each submission is one `nbgrader autograde LAB --student S --force` process: nbgrader keeps
-its gradebook as the record, our config makes the scores come from the out-of-kernel
-regrade, and a process per submission gives each its own wall-clock limit and device
-(`CUDA_VISIBLE_DEVICES`). Logs go to DIR/.tclab/logs/LAB/S.log; scores are read back from
-nbgrader's gradebook.
+Each submission is graded by one task (`grader.course.task`, a process of its own with its own
+wall-clock limit and GPU): nbgrader autograde on a private copy of the gradebook, the scores
+from the out-of-kernel regrade. The tasks run here, one per GPU at a time (`--gpus`), or as a
+Slurm job array (`grader.course.slurm`). Then `finish()`, in this one process, imports every
+task's graded notebook into nbgrader's gradebook, the record, and reads the scores back from
+it. Logs go to DIR/.tclab/logs/LAB/STUDENT.log.
 """
 
 from __future__ import annotations
@@ -13,20 +14,20 @@ import json
 import os
 import queue
 import re
-import signal
 import subprocess
 import sys
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import submission
 from grader.course import build
 
 DEFAULT_LIMIT = 1800.0  # seconds per submission; every check inside has its own timeout too
-LOCKED_DB = "database is locked"  # SQLite under concurrent writers: worth one more try
-RETRIES = 2
+GRACE = 30.0  # past the limit, a task that has not stopped itself is killed from here
+RETRIES = 1  # a task that ended without an outcome (a crash) is run once more
+NBGRADER_WRAPPER = "nbgrader.converters.base.NbGraderException"  # says only "see above"
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Outcome:
     score: float | None = None
     max_score: float | None = None
     verdicts: list = field(default_factory=list)  # the regrade's Grade dicts
+    wall: dict = field(default_factory=dict)  # seconds per step: where the time went
 
     @property
     def problems(self) -> list[str]:
@@ -51,8 +53,16 @@ class Outcome:
         return {"student": self.student, "status": self.status, "note": self.note,
                 "seconds": self.seconds, "score": self.score, "max_score": self.max_score,
                 "scores": {k: list(v) for k, v in self.scores.items()},
-                "problems": self.problems, "verdicts": self.verdicts,
+                "problems": self.problems, "verdicts": self.verdicts, "wall": self.wall,
                 "log": str(self.log) if self.log else None}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Outcome:
+        out = cls(data["student"], data["status"], data.get("seconds", 0.0),
+                  data.get("note", ""), verdicts=data.get("verdicts", []),
+                  wall=data.get("wall", {}))
+        out.log = Path(data["log"]) if data.get("log") else None
+        return out
 
 
 class AutogradeError(RuntimeError):
@@ -89,68 +99,78 @@ def gpu_slots(device: str, gpus: int | None) -> list[str | None]:
     return ids
 
 
-def _kill_tree(proc: subprocess.Popen) -> None:
-    """nbgrader, its kernel and the check subprocesses (which run in sessions of their own)."""
+def outcome_path(root: Path, lab_id: str, student: str) -> Path:
+    return Path(root) / build.STATE / "outcomes" / lab_id / f"{student}.json"
+
+
+def write_outcome(path: Path, out: Outcome) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(out.to_dict(), indent=1))
+    tmp.replace(path)  # whole or absent: a reader never sees half a file
+
+
+def log_path(root: Path, lab_id: str, student: str) -> Path:
+    return Path(root) / build.STATE / "logs" / lab_id / f"{student}.log"
+
+
+def kill_family(pid: int, itself: bool = False) -> None:
+    """Every descendant of `pid` (nbgrader's kernel and the check subprocesses run in sessions
+    of their own, so a process group does not hold them), and `pid` too if `itself`."""
     import psutil
 
     try:
-        family = psutil.Process(proc.pid).children(recursive=True)
+        me = psutil.Process(pid)
+        family = me.children(recursive=True) + ([me] if itself else [])
     except psutil.NoSuchProcess:
-        family = []
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+        return
     for p in family:
         try:
             p.kill()
         except psutil.NoSuchProcess:
             pass
-    proc.wait()
+
+
+def task_command(root: Path, lab_id: str, student: str, device: str, limit: float) -> list[str]:
+    return [sys.executable, "-m", "grader.course.task", str(root), lab_id, student,
+            "--device", device, "--limit", f"{limit:g}"]
 
 
 def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
             limit: float) -> Outcome:
-    out = Outcome(student)
-    log_dir = Path(root) / build.STATE / "logs" / lab_id
-    log_dir.mkdir(parents=True, exist_ok=True)
-    out.log = log_dir / f"{student}.log"
+    """One task on GPU `gpu` (a CUDA device id, None on the CPU), its outcome as it wrote it;
+    run once more if it ended without writing one (a crash)."""
+    log = log_path(root, lab_id, student)
+    log.parent.mkdir(parents=True, exist_ok=True)
     env = nbgrader_env({"TCLAB_DEVICE": device})
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = gpu
-    cmd = [sys.executable, "-m", "nbgrader", "autograde", lab_id, "--student", student,
-           "--force"]
+    path = outcome_path(root, lab_id, student)
     started = time.monotonic()
-    verdicts = Path(root) / build.STATE / "verdicts" / lab_id / f"{student}.json"
-    verdicts.unlink(missing_ok=True)
-    try:  # nbgrader would stop on it with a traceback: say what is wrong in one line instead
-        submission.read_notebook(Path(root) / "submitted" / student / lab_id /
-                                 f"{lab_id}.ipynb")
-    except submission.SubmissionError as exc:
-        out.status, out.note = "unreadable", str(exc)
-        out.log.write_text(f"not graded: {exc}\n")
-        return out
-    for _attempt in range(RETRIES + 1):
-        with open(out.log, "w") as log:
-            proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+    for attempt in range(RETRIES + 1):
+        path.unlink(missing_ok=True)
+        with open(log, "a" if attempt else "w") as f:
+            proc = subprocess.Popen(task_command(root, lab_id, student, device, limit),
+                                    cwd=root, env=env, stdout=f, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
             try:
-                rc = proc.wait(timeout=max(1.0, limit - (time.monotonic() - started)))
+                rc = proc.wait(timeout=limit + GRACE)
             except subprocess.TimeoutExpired:
-                _kill_tree(proc)
-                out.status, out.note = "killed", f"killed after {limit:g} s (the limit)"
-                break
-        text = out.log.read_text(errors="replace")
-        if rc == 0:
-            out.status = "graded"
+                kill_family(proc.pid, itself=True)
+                proc.wait()
+                rc = None
+        if path.exists():
+            out = Outcome.from_dict(json.loads(path.read_text()))
             break
-        out.status = "failed"
-        out.note = _error_line(text) or f"nbgrader exited {rc}"
-        if LOCKED_DB not in text:
+        text = log.read_text(errors="replace")
+        out = Outcome(student, "killed" if rc is None else "failed")
+        out.note = (f"killed after {limit:g} s (the limit)" if rc is None else
+                    error_line(text) or f"the grading task exited {rc} without a result")
+        if rc is None:
             break
+    out.log = log
     out.seconds = round(time.monotonic() - started, 1)
-    if verdicts.exists():
-        out.verdicts = json.loads(verdicts.read_text())
+    write_outcome(path, out)  # what `finish()` reads
     return out
 
 
@@ -163,14 +183,86 @@ def write_results(root: Path, lab_id: str, outcomes: list[Outcome], device: str)
     return path
 
 
-def _error_line(text: str) -> str:
-    """The exception nbgrader logged (its own last ERROR line only says 'see above')."""
+def error_line(text: str) -> str:
+    """The exception nbgrader logged (its own last ERROR line, and its NbGraderException, only
+    say 'see above')."""
     lines = [s.strip() for s in text.splitlines()]
-    raised = [s for s in lines if re.match(r"^[\w.]+(Error|Exception|Exit): ", s)]
+    raised = [s for s in lines if re.match(r"^[\w.]+(Error|Exception|Exit): ", s)
+              and not s.startswith(NBGRADER_WRAPPER)]
     if raised:
         return raised[-1]
     errors = [s.split("]", 1)[-1].strip() for s in lines if "| ERROR]" in s]
     return errors[0] if errors else ""
+
+
+def read_outcomes(root: Path, lab_id: str, who: list[str]) -> list[Outcome]:
+    """Each student's outcome as their task wrote it; "failed" where none did."""
+    outcomes = []
+    for student in who:
+        path = outcome_path(root, lab_id, student)
+        if path.exists():
+            out = Outcome.from_dict(json.loads(path.read_text()))
+        else:
+            out = Outcome(student, "failed", note="no result: the grading task did not finish "
+                          "(see its log)")
+        out.log = log_path(root, lab_id, student)
+        outcomes.append(out)
+    return outcomes
+
+
+def finish(root: Path, lab_id: str, who: list[str], device: str,
+           console=None) -> list[Outcome]:
+    """Every student's outcome (as their task wrote it), each graded submission imported into
+    nbgrader's gradebook in this one process (the only writer), every score read back from
+    it."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, SaveAutoGrades
+    from sqlalchemy.exc import SAWarning
+
+    from grader.course import task
+    from grader.course.preprocessors import ImportStaged
+
+    root = Path(root).resolve()
+    outcomes = read_outcomes(root, lab_id, who)
+    graded = [o for o in outcomes if o.status == "graded"]
+    config = task.load_config(root, **{"CourseDirectory.root": str(root),
+                                       "ImportStaged.staged_dir": str(root / task.STAGED)})
+    # The course's pipeline with the task's outputs in place of executing and regrading.
+    config.Autograde.autograde_preprocessors = [ImportStaged, SaveAutoGrades,
+                                                AssignLatePenalties, CheckCellMetadata]
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    with progress_bar(console) as progress, warnings.catch_warnings():
+        # nbgrader's own session handling warns on every new submission: not ours to fix
+        warnings.simplefilter("ignore", SAWarning)
+        for out in progress.track(graded, description=f"import {lab_id} into the gradebook"):
+            result = api.autograde(lab_id, out.student, force=True, create=True)
+            if result.get("success"):
+                continue
+            error = (result.get("error") or "").strip()
+            out.status = "failed"
+            out.note = "import into the gradebook failed: " + (
+                error_line(f"{result.get('log', '')}\n{error}") or "see the log")
+            with open(out.log, "a") as f:
+                f.write(f"\n--- import into the gradebook ---\n{result.get('log', '')}\n"
+                        f"{error}\n")
+    read_scores(root, lab_id, outcomes)
+    return outcomes
+
+
+def progress_bar(console=None):
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=console, transient=False)
 
 
 def read_scores(root: Path, lab_id: str, outcomes: list[Outcome]) -> None:
@@ -202,25 +294,12 @@ def _zero(gb, sub) -> None:
 
 def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
               limit: float = DEFAULT_LIMIT, console=None) -> list[Outcome]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     root = Path(root).resolve()
-    if not (root / "nbgrader_config.py").exists():
-        raise AutogradeError(f"{root}: no nbgrader_config.py; run `tclab course build {root}`")
-    if not (root / "release" / lab_id).is_dir():
-        raise AutogradeError(f"{lab_id} was never released here: run `nbgrader "
-                             f"generate_assignment {lab_id}` in {root} first")
-    who = students(root, lab_id)
-    if not who:
-        raise AutogradeError(f"no submissions of {lab_id}: expected {root}/submitted/STUDENT/"
-                             f"{lab_id}/{lab_id}.ipynb (`nbgrader collect {lab_id}` puts "
-                             "them there)")
+    who = check_course(root, lab_id)
     slots: queue.Queue = queue.Queue()
     for slot in gpu_slots(device, gpus):
         slots.put(slot)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
+    with progress_bar(console) as progress:
         task = progress.add_task(f"autograde {lab_id} ({device})", total=len(who))
         running: set[str] = set()
 
@@ -236,10 +315,24 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
                 progress.advance(task)
 
         with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
-            outcomes = list(pool.map(job, who))
+            list(pool.map(job, who))
         progress.update(task, description=f"autograde {lab_id} ({device}): done")
-    read_scores(root, lab_id, outcomes)
-    return outcomes
+    return finish(root, lab_id, who, device, console)
+
+
+def check_course(root: Path, lab_id: str) -> list[str]:
+    """The students who handed `lab_id` in, once the course is ready to grade it."""
+    if not (root / "nbgrader_config.py").exists():
+        raise AutogradeError(f"{root}: no nbgrader_config.py; run `tclab course build {root}`")
+    if not (root / "release" / lab_id).is_dir():
+        raise AutogradeError(f"{lab_id} was never released here: run `nbgrader "
+                             f"generate_assignment {lab_id}` in {root} first")
+    who = students(root, lab_id)
+    if not who:
+        raise AutogradeError(f"no submissions of {lab_id}: expected {root}/submitted/STUDENT/"
+                             f"{lab_id}/{lab_id}.ipynb (`nbgrader collect {lab_id}` puts "
+                             "them there)")
+    return who
 
 
 def table(lab_id: str, outcomes: list[Outcome], device: str):

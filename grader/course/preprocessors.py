@@ -2,15 +2,20 @@
 
 Release side (`nbgrader generate_assignment`): StripSolutions, StripHiddenTests, CleanMetadata.
 Submission side (`nbgrader autograde`): DropTags and RestoreCells sanitise, GuardedExecute
-runs the student's cells. The scores themselves come from `grader.course.regrade.Regrade`.
+runs the student's cells. The scores themselves come from `grader.course.regrade.Regrade`;
+ImportStaged brings a grading task's outputs into the one process that writes the gradebook.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
 
+import nbformat
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
+from traitlets import Unicode
 
 from grader import check, release
 from grader import device as dev
@@ -19,6 +24,7 @@ from grader import device as dev
 RELEASE_CELL_METADATA = ("nbgrader", "editable", "deletable", "tags")
 RELEASE_NB_METADATA = ("kernelspec", "language_info")
 RESTORED = "tclab"  # cell metadata key set by RestoreCells on a grade cell it had to add back
+WALL = "tclab_wall"  # resources key: seconds of wall time per step of one submission
 
 
 def is_test_cell(cell) -> bool:
@@ -147,6 +153,16 @@ class RestoreCells(OverwriteCells):
                                                      self.assignment_id).max_score)
 
 
+def kernel_env() -> dict:
+    """The student's kernel: this environment without the grading secret, with the device
+    the grader uses (and Triton's interpreter chosen before any kernel is defined, on a CPU)."""
+    env = {k: v for k, v in os.environ.items() if k != check.SECRET_ENV}
+    env["TCLAB_DEVICE"] = dev.resolve()  # as the regrade reads it
+    if env["TCLAB_DEVICE"] == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    return env
+
+
 class GuardedExecute(Execute):
     """nbgrader's Execute, closed against what a submission could do to it.
 
@@ -157,12 +173,7 @@ class GuardedExecute(Execute):
     """
 
     def preprocess(self, nb, resources=None, km=None):
-        saved = dict(os.environ)
-        device = dev.resolve()  # TCLAB_DEVICE, as the regrade reads it
-        os.environ.pop(check.SECRET_ENV, None)
-        os.environ["TCLAB_DEVICE"] = device
-        if device == "cpu":
-            os.environ["TRITON_INTERPRET"] = "1"  # must precede every @triton.jit in the kernel
+        started = time.monotonic()
         try:
             return super().preprocess(nb, resources, km)
         except Exception as exc:  # noqa: BLE001 - the student's kernel, whatever it did
@@ -170,11 +181,45 @@ class GuardedExecute(Execute):
                              "from the regrade)", type(exc).__name__, exc)
             return nb, resources
         finally:
-            os.environ.clear()
-            os.environ.update(saved)
+            if resources is not None:
+                resources.setdefault(WALL, {})["execute"] = \
+                    round(time.monotonic() - started, 2)
+
+    # The kernel's environment is given, not this process's mutated: the regrade may be
+    # running checks in other threads meanwhile. (nbclient's sync start_new_kernel wraps its
+    # own async one, so both are overridden.)
+    def start_new_kernel(self, **kwargs):
+        return super().start_new_kernel(**{**kwargs, "env": kernel_env()})
+
+    async def async_start_new_kernel(self, **kwargs):
+        return await super().async_start_new_kernel(**{**kwargs, "env": kernel_env()})
 
     def preprocess_cell(self, cell, resources, index):
         if is_test_cell(cell):
             cell.outputs, cell.execution_count = [], None
             return cell, resources
         return super().preprocess_cell(cell, resources, index)
+
+
+class ImportStaged(NbGraderPreprocessor):
+    """Every code cell's outputs from the notebook a grading task staged
+    (`grader.course.task`), in place of executing and regrading here: `autograde.finish()`
+    writes the gradebook from them. The staged notebook must hold these very cells."""
+
+    staged_dir = Unicode("", help="the tasks' autograded directory").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        meta = resources["nbgrader"]
+        path = (Path(self.staged_dir) / meta["student"] / meta["assignment"] /
+                f"{meta['notebook']}.ipynb")
+        if not path.exists():
+            raise ValueError(f"{path}: no graded notebook staged for {meta['student']}")
+        staged = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        if [(c.cell_type, c.source) for c in staged.cells] != \
+                [(c.cell_type, c.source) for c in nb.cells]:
+            raise ValueError(f"{path} does not hold the cells of {meta['student']}'s "
+                             "submission (handed in again since?): autograde it again")
+        for mine, graded in zip(nb.cells, staged.cells):
+            if mine.cell_type == "code":
+                mine.outputs, mine.execution_count = graded.outputs, graded.execution_count
+        return nb, resources

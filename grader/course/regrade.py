@@ -21,42 +21,27 @@ import base64
 import json
 import os
 import tempfile
-from contextlib import contextmanager
+import time
 from pathlib import Path
 
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
-from grader import check, grading, manifest, runner, submission
+from grader import check, grading, manifest, runner
 from grader import device as dev
-from grader.course.preprocessors import RESTORED, is_test_cell
+from grader.course.preprocessors import RESTORED, WALL, is_test_cell
 from grader.judge import perf
 from grader.judge.verdict import Grade
 
 MAX_DETAIL_LINES = 30
+# (lab id, student) -> a Future of `grading.untimed_many()`'s results, started by
+# `grader.course.task` before nbgrader executes the notebook: the untimed checks run beside it.
+AHEAD: dict = {}
 
 
 class RegradeError(RuntimeError):
     pass
-
-
-@contextmanager
-def secret_in_env(value: str):
-    """The secret in this process's environment only while the checks run.
-
-    The runner takes it from here to draw inputs and strips it from the student's subprocess;
-    the kernel nbgrader started for the notebook has already been shut down.
-    """
-    old = os.environ.get(check.SECRET_ENV)
-    os.environ[check.SECRET_ENV] = value
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(check.SECRET_ENV, None)
-        else:
-            os.environ[check.SECRET_ENV] = old
 
 
 def stdout(text: str):
@@ -167,31 +152,27 @@ class Regrade(NbGraderPreprocessor):
                                "from a backup (rebuilding makes a new one)")
         return path.read_text().strip()
 
-    def grade(self, lab, nb, device: str, plot_dir: Path) -> dict[tuple[str, str], Grade]:
-        grades = {}
-        with secret_in_env(self.secret()), runner.session():  # one worker server for them all
-            for ex in lab.exercises:
-                for impl, spec in ex.impls.items():
-                    try:
-                        sources = submission.cell_sources(nb, spec.cells, lab.id,
-                                                          grading.cell_names(ex))
-                    except submission.SubmissionError as exc:
-                        grade = grading.unreadable(ex, impl, device, exc)
-                    else:
-                        grade = grading.grade_exercise(ex, impl, sources, device,
-                                                       timeout=self.timeout or None,
-                                                       plot_dir=plot_dir)
-                    grades[(ex.key, impl)] = grade
-                    self.log.info("regrade %s %s: %s", ex.key, impl, grade.reason)
-        return grades
+    def grade(self, lab, nb, device: str, plot_dir: Path,
+              ahead=None) -> dict[tuple[str, str], Grade]:
+        """Every part's grade; `ahead` holds untimed results computed beside the notebook's
+        execution (`tclab course autograde`), used where their sources are these."""
+        parts = grading.plan(lab, nb, lab.id, device)
+        with check.using_secret(self.secret()), runner.session():  # one worker server
+            grades = grading.grade_parts(parts, device, timeout=self.timeout or None,
+                                         plot_dir=plot_dir, ahead=ahead)
+        for grade in grades:
+            self.log.info("regrade %s %s: %s", grade.exercise, grade.impl, grade.reason)
+        return {(g.exercise, g.impl): g for g in grades}
 
     def save(self, lab, resources, grades: dict) -> None:
+        """VERDICT_DIR/LAB/STUDENT.json: the grades, and where the submission's time went."""
         student = resources["nbgrader"].get("student")
         if not self.verdict_dir or not student:
             return
         path = Path(self.verdict_dir) / lab.id / f"{student}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps([g.to_dict() for g in grades.values()], indent=1))
+        path.write_text(json.dumps({"grades": [g.to_dict() for g in grades.values()],
+                                    "wall": resources.get(WALL, {})}, indent=1))
 
     def preprocess(self, nb, resources):
         notebook_id = resources["nbgrader"]["notebook"]
@@ -201,8 +182,14 @@ class Regrade(NbGraderPreprocessor):
             raise RegradeError(f"notebook {notebook_id}: not a lab of this project ({exc})") \
                 from None
         device = dev.resolve()
+        wall = resources.setdefault(WALL, {})
+        started = time.monotonic()
+        early = AHEAD.pop((lab.id, resources["nbgrader"].get("student")), None)
+        ahead = early.result() if early is not None else None
+        wall["wait_for_untimed"] = round(time.monotonic() - started, 2)
         with tempfile.TemporaryDirectory(prefix="tclab-regrade-") as tmp:
-            results = self.grade(lab, nb, device, Path(tmp))
+            results = self.grade(lab, nb, device, Path(tmp), ahead)
+            wall["regrade"] = round(time.monotonic() - started, 2)
             self.save(lab, resources, results)
             for cell in nb.cells:
                 if is_test_cell(cell):

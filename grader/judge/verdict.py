@@ -79,6 +79,7 @@ class Grade:
     device: str
     checks: list[Verdict] = field(default_factory=list)
     perf: list[Verdict] = field(default_factory=list)
+    wall: dict = field(default_factory=dict)  # seconds of wall time per step: where time goes
 
     @property
     def correct(self) -> bool:
@@ -139,13 +140,14 @@ class Grade:
                 "correct": self.correct, "passed": self.passed, "total": self.total,
                 "unsandboxed": self.unsandboxed,
                 "checks": [v.to_dict() for v in self.checks],
-                "perf": [v.to_dict() for v in self.perf]}
+                "perf": [v.to_dict() for v in self.perf], "wall": self.wall}
 
     @classmethod
     def from_dict(cls, data: dict) -> Grade:
         return cls(data["lab"], data["exercise"], data["impl"], data["device"],
                    [Verdict.from_dict(v) for v in data.get("checks", [])],
-                   [Verdict.from_dict(v) for v in data.get("perf", [])])
+                   [Verdict.from_dict(v) for v in data.get("perf", [])],
+                   dict(data.get("wall", {})))
 
 
 # --- worker messages ----------------------------------------------------------------------------

@@ -1,0 +1,184 @@
+"""One submission of one lab, graded without writing the course's gradebook.
+
+    python -m grader.course.task DIR LAB STUDENT [--device auto|cpu|gpu] [--limit SECONDS]
+
+`tclab course autograde` starts one per submission: a subprocess per GPU of this machine
+(`--gpus`), or one task of a Slurm job array (`--slurm`), on the GPU it was given
+(CUDA_VISIBLE_DEVICES as set). nbgrader autograde runs here, in this process, against a
+private copy of the gradebook, and writes its notebook under DIR/.tclab/staged/. The regrade's
+untimed checks (correctness, memcheck) start before nbgrader executes the notebook and run
+beside it; its perf checks run after the notebook's kernel is gone, alone on the GPU.
+
+    DIR/.tclab/outcomes/LAB/STUDENT.json       the Outcome: status, verdicts, wall times
+    DIR/.tclab/staged/STUDENT/LAB/LAB.ipynb    the graded notebook, for `autograde.finish()`
+
+This process's output is the submission's log. It exits 0 once the outcome is written,
+whatever the verdict. Only `autograde.finish()`, in one process, writes the gradebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextvars
+import json
+import os
+import sqlite3
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from grader import check, grading, manifest, runner, submission
+from grader import device as dev
+from grader.course import autograde as ag
+from grader.course import build
+from grader.judge.verdict import Grade
+
+STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tasks
+
+
+def load_config(root: Path, **overrides):
+    """The course's nbgrader_config.py, as nbgrader would load it, with `overrides`
+    ({"Class.trait": value}) on top."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    for key, value in overrides.items():
+        cls, trait = key.split(".")
+        setattr(config[cls], trait, value)
+    return config
+
+
+def _private_gradebook(root: Path, student: str, lab_id: str) -> Path:
+    """A copy of the gradebook for this task's nbgrader to write (and then be deleted)."""
+    path = root / STAGED / student / f".gradebook-{lab_id}.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    src = sqlite3.connect(f"file:{root / 'gradebook.db'}?mode=ro", uri=True)
+    dst = sqlite3.connect(path)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    return path
+
+
+def _watchdog(limit: float, path: Path, out: ag.Outcome, started: float) -> None:
+    """At the limit: the outcome says killed, everything this task started is killed, and
+    the task exits (a thread: the grading itself may be stuck anywhere)."""
+    def fire():
+        out.status, out.note = "killed", f"killed after {limit:g} s (the limit)"
+        out.seconds = round(time.monotonic() - started, 1)
+        ag.write_outcome(path, out)
+        print(f"tclab task: {out.note}", flush=True)
+        ag.kill_family(os.getpid())
+        os._exit(0)
+
+    timer = threading.Timer(limit, fire)
+    timer.daemon = True
+    timer.start()
+
+
+def grade(root: Path, lab_id: str, student: str, device: str,
+          limit: float = ag.DEFAULT_LIMIT) -> ag.Outcome:
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from grader.course import regrade
+
+    started = time.monotonic()
+    out = ag.Outcome(student)
+    path = ag.outcome_path(root, lab_id, student)
+    path.unlink(missing_ok=True)
+    _watchdog(limit, path, out, started)
+    lab = manifest.get(lab_id)
+    try:  # nbgrader would stop on it with a traceback: say what is wrong in one line instead
+        nb = submission.read_notebook(root / "submitted" / student / lab_id / lab.notebook_name)
+    except submission.SubmissionError as exc:
+        out.status, out.note = "unreadable", str(exc)
+        print(f"not graded: {exc}", flush=True)
+        return out
+    os.environ["TCLAB_DEVICE"] = device  # the regrade and the notebook's kernel read it
+    private = _private_gradebook(root, student, lab_id)
+    config = load_config(root, **{"CourseDirectory.db_url": f"sqlite:///{private}",
+                                  "CourseDirectory.autograded_directory": STAGED,
+                                  "CourseDirectory.root": str(root)})
+    rg = regrade.Regrade(config=config)
+    parts = [p for p in grading.plan(lab, nb, lab.id, device) if not isinstance(p, Grade)]
+    wall = {}
+    with check.using_secret(rg.secret()), runner.session(), \
+            ThreadPoolExecutor(max_workers=1) as early:
+        # The untimed checks of the submitted cells, beside nbgrader's execution of the
+        # notebook; the regrade uses them where its (sanitized) cells are the same.
+        context = contextvars.copy_context()
+        regrade.AHEAD[(lab.id, student)] = early.submit(
+            context.run, grading.untimed_many, parts, device, True, rg.timeout or None)
+        wall["setup"] = round(time.monotonic() - started, 2)
+        begun = time.monotonic()
+        api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+        result = api.autograde(lab_id, student, force=True, create=True)
+        wall["nbgrader"] = round(time.monotonic() - begun, 2)
+        regrade.AHEAD.pop((lab.id, student), None)
+    private.unlink(missing_ok=True)
+    print(result.get("log", ""), flush=True)
+    if result.get("success"):
+        out.status = "graded"
+    else:
+        out.status = "failed"
+        error = (result.get("error") or "").strip()
+        print(error, flush=True)
+        out.note = ag.error_line(f"{result.get('log', '')}\n{error}") or \
+            "nbgrader autograde failed (see the log)"
+    verdicts = Path(rg.verdict_dir) / lab_id / f"{student}.json" if rg.verdict_dir else None
+    if verdicts is not None and verdicts.exists():
+        saved = json.loads(verdicts.read_text())
+        out.verdicts = saved["grades"]
+        wall.update(saved.get("wall", {}))
+    out.wall = {**wall, **_check_walls(out.verdicts)}
+    out.seconds = round(time.monotonic() - started, 1)
+    return out
+
+
+def _check_walls(verdicts: list[dict]) -> dict:
+    """Seconds per kind of check, summed over the exercises and implementations."""
+    total: dict[str, float] = {}
+    for g in verdicts:
+        for step, seconds in g.get("wall", {}).items():
+            total[step] = round(total.get(step, 0.0) + seconds, 2)
+    return {f"{step} (sum)": s for step, s in total.items()}
+
+
+def _since_start() -> float:
+    """Seconds since this process started (the interpreter and its imports included)."""
+    import psutil
+
+    return time.time() - psutil.Process().create_time()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m grader.course.task", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("dir")
+    p.add_argument("lab")
+    p.add_argument("student")
+    p.add_argument("--device", choices=dev.CHOICES, default=None)
+    p.add_argument("--limit", type=float, default=ag.DEFAULT_LIMIT)
+    args = p.parse_args(argv)
+    root = Path(args.dir).resolve()
+    lab_id = manifest.get(args.lab).id
+    began = time.monotonic()
+    device = dev.resolve(args.device)
+    dev.use(device)
+    os.chdir(root)  # as `nbgrader autograde` is run: from the course directory
+    out = grade(root, lab_id, args.student, device, args.limit)
+    out.wall = {"start-up": round(_since_start() - (time.monotonic() - began), 2), **out.wall}
+    ag.write_outcome(ag.outcome_path(root, lab_id, args.student), out)
+    print(f"tclab task: {args.student} {lab_id}: {out.status} after {out.seconds:g} s",
+          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
