@@ -10,7 +10,6 @@ one lost twice). Without Slurm's binaries those tests skip and say what to insta
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -21,7 +20,6 @@ from pathlib import Path
 import nbformat
 import pytest
 import slurm_cluster  # tests/ is on sys.path under pytest
-import slurm_standin
 from course_cases import students
 from test_course import gradebook_scores, nbgrader, release_path
 
@@ -62,8 +60,9 @@ def test_script_is_one_array_one_task_per_student():
         "the output path must be quoted (a space) and be one file per task"
     assert not any(o.startswith("--gpus") for o in got), "a CPU task asked for a GPU"
     assert 'student="${students[$SLURM_ARRAY_TASK_ID]}"' in text
-    assert f"exec {sys.executable} -m {slurm.TASK} '/courses/gpu 101' {LAB} \"$student\" " \
-        "--device cpu --limit 1800" in text, text
+    assert f"exec {sys.executable} -m grader.course.task '/courses/gpu 101' {LAB} \"$student\" " \
+        f"--device cpu --limit 1800 >> '/courses/gpu 101/.tclab/logs/{LAB}'/\"$student\".log " \
+        "2>&1" in text, "the task must be autograde.task_command, its output the student's log"
     assert "export TCLAB_DEVICE=cpu" in text
 
 
@@ -159,17 +158,13 @@ def cluster(tmp_path_factory):
     c.stop()
 
 
-@pytest.fixture(scope="session")
-def task_contract():
-    """The Slurm tasks find tests/ on PYTHONPATH; the stand-ins fill in what main lacks."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PYTHONPATH", os.pathsep.join(
-            p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p))
-        if importlib.util.find_spec(slurm.TASK) is None:
-            mp.setattr(slurm, "TASK", "slurm_standin")
-        if not hasattr(autograde, "finish"):
-            mp.setattr(autograde, "finish", slurm_standin.finish, raising=False)
-        yield
+def run_instead(monkeypatch, module: str) -> None:
+    """The Slurm tasks run `python -m module` (from tests/) with the real task's arguments."""
+    real = autograde.task_command
+    monkeypatch.setattr(autograde, "task_command",
+                        lambda *args: [sys.executable, "-m", module, *real(*args)[3:]])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p))
 
 
 @pytest.fixture(scope="session")
@@ -203,7 +198,6 @@ def wrong_scores(root: Path, name: str, expect: dict) -> list[str]:
     return wrong
 
 
-@pytest.mark.usefixtures("task_contract")
 @pytest.mark.slow
 @pytest.mark.xdist_group("slurm")
 def test_one_array_grades_ten_students(cluster, slurm_course, capsys):
@@ -231,7 +225,6 @@ def test_one_array_grades_ten_students(cluster, slurm_course, capsys):
     assert f"submitted Slurm job array {arrays.pop()}: 10 task(s)" in out
 
 
-@pytest.mark.usefixtures("task_contract")
 @pytest.mark.slow
 @pytest.mark.xdist_group("slurm")
 def test_a_task_lost_is_resubmitted_once_then_reported(cluster, slurm_course, tmp_path,
@@ -240,7 +233,7 @@ def test_a_task_lost_is_resubmitted_once_then_reported(cluster, slurm_course, tm
     shutil.copytree(slurm_course, root, ignore=shutil.ignore_patterns("submitted"))
     hand_in(root, {"crashes_once": students.solution, "crashes_always": students.solution})
     before = {t["ArrayJobId"] for t in cluster.finished()}
-    monkeypatch.setattr(slurm, "TASK", "course_cases.crashing_task")
+    run_instead(monkeypatch, "course_cases.crashing_task")
     rc = cli.main(["course", "autograde", str(root), LAB, "--slurm", "--device", "cpu"])
     out = " ".join(capsys.readouterr().out.split())
     assert rc == 1, out
@@ -269,13 +262,12 @@ def test_each_gpu_task_uses_the_gpu_slurm_gives_it(cluster, bare_course, monkeyp
     who = [f"s{i}" for i in range(4)]
     for name in who:
         (bare_course / "submitted" / name / LAB).mkdir(parents=True, exist_ok=True)
-    monkeypatch.setenv("PYTHONPATH", str(TESTS))
-    monkeypatch.setattr(slurm, "TASK", "course_cases.gpu_probe")
+    run_instead(monkeypatch, "course_cases.gpu_probe")
     monkeypatch.setattr(autograde, "finish", lambda root, lab_id, who, device, console=None:
                         [autograde.Outcome(s) for s in who], raising=False)
     slurm.autograde_slurm(bare_course, LAB, "gpu", limit=60, partition=PARTITION,
                           gpus_per_task=1, max_concurrent=FAKE_GPUS)
-    runs = {s: json.loads(slurm.outcome_path(bare_course, LAB, s).read_text())
+    runs = {s: json.loads(autograde.outcome_path(bare_course, LAB, s).read_text())
             for s in ["ada", "bob", *who]}
     gpus = {s: r["note"] for s, r in runs.items()}
     allowed = {f"CUDA_VISIBLE_DEVICES={i} TCLAB_DEVICE=gpu" for i in range(FAKE_GPUS)}

@@ -4,16 +4,17 @@
     DIR/.tclab/slurm/LAB/retry.sh, retry.txt     once, for tasks that ended without a result
     DIR/.tclab/slurm/LAB/JOB_TASK.out            each task's Slurm output
 
-Each task runs `python -m grader.course.task DIR LAB STUDENT`, which grades one submission
-and writes its verdict to DIR/.tclab/outcomes/LAB/STUDENT.json; it never writes the
-gradebook, so tasks on many nodes never contend for it. This process submits the array,
-waits for it (a progress bar counts the verdict files), submits once more the tasks that
-ended without one (a crashed node), and then imports every verdict into the gradebook itself
-(`autograde.finish`). DIR must be on a filesystem the compute nodes share.
+Each task runs `python -m grader.course.task DIR LAB STUDENT` (`autograde.task_command`, as
+the local workers do), which grades one submission, writes its verdict to
+DIR/.tclab/outcomes/LAB/STUDENT.json and its output to DIR/.tclab/logs/LAB/STUDENT.log; it
+never writes the gradebook, so tasks on many nodes never contend for it. This process submits
+the array, waits for it (a progress bar counts the verdict files), submits once more the
+tasks that ended without one (a crashed node), and then imports every verdict into the
+gradebook itself (`autograde.finish`). DIR must be on a filesystem the compute nodes share.
 
 On a GPU, each task asks for `--gpus-per-task` GPUs and uses whatever Slurm gives it
 (`CUDA_VISIBLE_DEVICES` as set by Slurm, devices fenced by `ConstrainDevices`): nothing
-here picks a GPU. The scripts call `sbatch`, `squeue`, `scancel` (and `sacct` where the
+here picks a GPU. This module calls `sbatch`, `squeue`, `scancel` (and `sacct` where the
 cluster keeps accounting) directly: a job array is a few `#SBATCH` lines, and a Python
 wrapper such as submitit would be one more dependency for them.
 """
@@ -33,7 +34,6 @@ from pathlib import Path
 from grader import device as dev
 from grader.course import autograde, build
 
-TASK = "grader.course.task"  # python -m TASK DIR LAB STUDENT: one submission, one verdict file
 POLL = 3.0  # seconds between two looks at the queue
 SLACK_MINUTES = 5  # Slurm's --time over the grading limit: start-up, and the verdict written
 # after the task's own limit has killed the grading. Slurm's limit is only the backstop.
@@ -70,10 +70,6 @@ def folder(root: Path, lab_id: str) -> Path:
     return Path(root) / build.STATE / "slurm" / lab_id
 
 
-def outcome_path(root: Path, lab_id: str, student: str) -> Path:
-    return Path(root) / build.STATE / "outcomes" / lab_id / f"{student}.json"
-
-
 def time_minutes(limit: float) -> int:
     return math.ceil(limit / 60) + SLACK_MINUTES
 
@@ -91,21 +87,26 @@ def script(root: Path, lab_id: str, list_file: Path, n_tasks: int, device: str,
         options.append(f"--partition={partition}")
     if device == "gpu":
         options.append(f"--gpus-per-task={gpus_per_task}")
-    env = {"TCLAB_DEVICE": device}
+    env = {"TCLAB_DEVICE": device, "PYTHONUNBUFFERED": "1"}  # as autograde.nbgrader_env
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    task = (f'{shlex.join([sys.executable, "-m", TASK, str(root), lab_id])} "$student" '
-            f"--device {device} --limit {limit:g}")
+    student = "$student"  # the task's name in the script: each task reads its own
+    task = " ".join(f'"{student}"' if a == student else shlex.quote(a)
+                    for a in autograde.task_command(root, lab_id, student, device, limit))
+    logs = autograde.log_path(root, lab_id, student).parent
+    log = f'{shlex.quote(str(logs))}/"{student}".log'
     return "\n".join([
         "#!/bin/bash",
         f"# `tclab course autograde {root} {lab_id} --slurm`: task i grades line i+1 of the list",
         *(f"#SBATCH {shlex.quote(o)}" for o in options),
         "set -euo pipefail",
         *(f"export {k}={shlex.quote(v)}" for k, v in env.items()),
+        # our Python's bin/ first, as autograde.nbgrader_env: nbgrader runs `alembic` from PATH
+        f'export PATH={shlex.quote(str(Path(sys.executable).parent))}:"$PATH"',
         f"mapfile -t students < {shlex.quote(str(list_file))}",
         'student="${students[$SLURM_ARRAY_TASK_ID]}"',
         'echo "tclab: $student on $(hostname) (CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-})"',
-        f"exec {task}",
+        f"exec {task} >> {log} 2>&1",
         ""])
 
 
@@ -113,6 +114,7 @@ def write_script(root: Path, lab_id: str, students: list[str], device: str, limi
                  name: str = "job", list_name: str = "students", **options) -> Path:
     out = folder(root, lab_id)
     out.mkdir(parents=True, exist_ok=True)
+    autograde.log_path(root, lab_id, "any").parent.mkdir(parents=True, exist_ok=True)
     list_file = out / f"{list_name}.txt"
     list_file.write_text("".join(f"{s}\n" for s in students))
     path = out / f"{name}.sh"
@@ -169,7 +171,7 @@ def _wait(root: Path, lab_id: str, array: Array, progress, bar, total: list[str]
     """Until no task of the array is left in the queue, counting verdict files as we go."""
     while True:
         states = queued(array.job)
-        done = sum(outcome_path(root, lab_id, s).exists() for s in total)
+        done = sum(autograde.outcome_path(root, lab_id, s).exists() for s in total)
         if states is None:
             what = "squeue did not answer"
         else:
@@ -185,32 +187,23 @@ def autograde_slurm(root: Path, lab_id: str, device: str, limit: float = autogra
                     partition: str | None = None, gpus_per_task: int = 1,
                     max_concurrent: int | None = None, console=None) -> list[autograde.Outcome]:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     console = console or Console()
     root = Path(root).resolve()
-    who = _submissions(root, lab_id)
-    for student in who:  # a verdict left by an earlier run is not this run's
-        outcome_path(root, lab_id, student).unlink(missing_ok=True)
+    who = autograde.check_course(root, lab_id)
+    for student in who:  # a verdict or log left by an earlier run is not this run's
+        autograde.outcome_path(root, lab_id, student).unlink(missing_ok=True)
+        autograde.log_path(root, lab_id, student).unlink(missing_ok=True)
     options = dict(partition=partition, gpus_per_task=gpus_per_task,
                    max_concurrent=max_concurrent)
     arrays = [submit(write_script(root, lab_id, who, device, limit, **options), who)]
     console.print(f"submitted Slurm job array {arrays[0].job}: {len(who)} task(s), "
                   f"script {folder(root, lab_id) / 'job.sh'}", markup=False)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn())
     try:
-        with Progress(*columns, console=console, transient=False) as progress:
+        with autograde.progress_bar(console) as progress:
             bar = progress.add_task(f"slurm {arrays[0].job} {lab_id}", total=len(who))
             _wait(root, lab_id, arrays[0], progress, bar, who)
-            lost = [s for s in who if not outcome_path(root, lab_id, s).exists()]
+            lost = [s for s in who if not autograde.outcome_path(root, lab_id, s).exists()]
             if lost:
                 progress.console.print(f"{len(lost)} task(s) ended without a verdict "
                                        f"({', '.join(lost)}): submitting them once more")
@@ -223,24 +216,11 @@ def autograde_slurm(root: Path, lab_id: str, device: str, limit: float = autogra
         raise
     outcomes = autograde.finish(root, lab_id, who, device, console=console)
     for out in outcomes:
-        if not outcome_path(root, lab_id, out.student).exists():
+        if not autograde.outcome_path(root, lab_id, out.student).exists():
             last = arrays[-1] if out.student in arrays[-1].students else arrays[0]
             state = ended_as(last.task(out.student))
             out.note = (f"no result from Slurm task {last.task(out.student)}"
-                        f"{f' ({state})' if state else ''}, submitted {len(arrays)} time(s)")
-            out.log = last.output_of(out.student)
+                        f"{f' ({state})' if state else ''}, submitted {len(arrays)} time(s); "
+                        f"Slurm's output: {last.output_of(out.student)}")
     return outcomes
 
-
-def _submissions(root: Path, lab_id: str) -> list[str]:
-    """The students to grade, or why there are none (autograde.autograde's checks)."""
-    if not (root / "nbgrader_config.py").exists():
-        raise SlurmError(f"{root}: no nbgrader_config.py; run `tclab course build {root}`")
-    if not (root / "release" / lab_id).is_dir():
-        raise SlurmError(f"{lab_id} was never released here: run `nbgrader "
-                         f"generate_assignment {lab_id}` in {root} first")
-    who = autograde.students(root, lab_id)
-    if not who:
-        raise SlurmError(f"no submissions of {lab_id}: expected {root}/submitted/STUDENT/"
-                         f"{lab_id}/{lab_id}.ipynb (`nbgrader collect {lab_id}` puts them there)")
-    return who

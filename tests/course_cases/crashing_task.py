@@ -6,19 +6,17 @@
 
 Run as `python -m course_cases.crashing_task DIR LAB STUDENT [...]` in place of the real task
 (the arguments are the same). Each attempt leaves DIR/.tclab/attempts/STUDENT.N, so a test can
-count them. A student it lets through is graded by the real task (or the tests' stand-in).
+count them. A student it lets through is graded by the real task.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import runpy
 import sys
 from pathlib import Path
 
 REAL_TASK = "grader.course.task"
-STANDIN = "slurm_standin"  # tests/slurm_standin.py, while grader.course.task does not exist
 
 
 def main() -> None:
@@ -30,8 +28,7 @@ def main() -> None:
     if student.startswith("crashes_always") or (student.startswith("crashes_once") and n == 1):
         print(f"{student}: attempt {n}: the node goes down", flush=True)
         os._exit(1)  # no verdict file, no clean-up: as a lost node leaves it
-    real = REAL_TASK if importlib.util.find_spec(REAL_TASK) else STANDIN
-    runpy.run_module(real, run_name="__main__", alter_sys=True)
+    runpy.run_module(REAL_TASK, run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":
