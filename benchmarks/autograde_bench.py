@@ -41,8 +41,12 @@ PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrad
 
 def make_course(root: Path, lab, n: int) -> list[str]:
     assert cli.main(["course", "build", str(root), lab.id]) == 0
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", lab.id, "--force"],
-                   cwd=root, env=autograde.nbgrader_env(), check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", lab.id,
+                           "--force"], cwd=root, env=autograde.nbgrader_env(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"nbgrader generate_assignment failed:\n{proc.stdout[-3000:]}\n"
+                 f"{proc.stderr[-3000:]}")
     release = root / "release" / lab.id / lab.notebook_name
     who = [f"student{i:02d}" for i in range(1, n + 1)]
     for name in who:
@@ -72,7 +76,8 @@ def run_nbgrader(root: Path, lab, who: list[str], device: str) -> list[dict]:
         rows.append({"student": student, "status": "graded" if proc.returncode == 0 else
                      "failed", "seconds": round(seconds, 1), "wall": wall})
         print(f"  {student}: {seconds:.1f} s", flush=True)
-    autograde.read_scores(root, lab.id, outs := [autograde.Outcome(r["student"]) for r in rows])
+    autograde.read_scores(root, lab.id, outs := [autograde.Outcome(r["student"], r["status"])
+                                                 for r in rows])
     for row, out in zip(rows, outs):
         row["score"], row["max_score"] = out.score, out.max_score
     return rows
