@@ -5,5 +5,6 @@
     regrade.py        the out-of-kernel regrade: grade cells scored from the runner's verdicts
     leakcheck.py      a release must hold stubs and public tests only
     autograde.py      every submission of one lab, one worker per GPU, a summary table
+    slurm.py          the same as one Slurm job array, a task per submission
     cli.py            `tclab course build|leakcheck|autograde`
 """

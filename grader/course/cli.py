@@ -3,6 +3,8 @@
     tclab course build DIR [LAB ...] [--course-id ID]
     tclab course leakcheck DIR
     tclab course autograde DIR LAB [--gpus N] [--device auto|cpu|gpu] [--limit SECONDS]
+    tclab course autograde DIR LAB --slurm [--partition P] [--gpus-per-task G]
+                                           [--max-concurrent K]
 """
 
 from __future__ import annotations
@@ -57,16 +59,31 @@ def cmd_leakcheck(args) -> int:
 def cmd_autograde(args) -> int:
     from rich.console import Console
 
-    from grader.course import autograde
+    from grader.course import autograde, slurm
 
     console = Console()
-    device = dev.resolve(args.device)
+    slurm_only = {"--partition": args.partition, "--gpus-per-task": args.gpus_per_task,
+                  "--max-concurrent": args.max_concurrent}
+    if not args.slurm and any(v is not None for v in slurm_only.values()):
+        flags = ", ".join(k for k, v in slurm_only.items() if v is not None)
+        console.print(f"[red]tclab course autograde: {flags} only with --slurm[/]")
+        return 2
+    device = slurm.resolve_device(args.device) if args.slurm else dev.resolve(args.device)
     lab = manifest.get(args.lab)
-    if args.gpus is not None and device != "gpu":
+    if args.gpus is not None and args.slurm:
+        console.print(f"--gpus {args.gpus} ignored under --slurm: --gpus-per-task sets the "
+                      "GPUs of each task")
+    elif args.gpus is not None and device != "gpu":
         console.print(f"--gpus {args.gpus} ignored: grading on the {device}, one worker")
     try:
-        outcomes = autograde.autograde(Path(args.dir), lab.id, device, gpus=args.gpus,
-                                       limit=args.limit, console=console)
+        if args.slurm:
+            outcomes = slurm.autograde_slurm(
+                Path(args.dir), lab.id, device, limit=args.limit, partition=args.partition,
+                gpus_per_task=args.gpus_per_task or 1, max_concurrent=args.max_concurrent,
+                console=console)
+        else:
+            outcomes = autograde.autograde(Path(args.dir), lab.id, device, gpus=args.gpus,
+                                           limit=args.limit, console=console)
     except autograde.AutogradeError as exc:
         console.print(f"[red]tclab course autograde: {exc}[/]")
         return 2
@@ -105,4 +122,12 @@ def add_parser(sub) -> None:
                    help="where checks run (default: TCLAB_DEVICE or auto)")
     p.add_argument("--limit", type=float, default=1800.0,
                    help="wall-clock seconds per submission (default: 1800)")
+    p.add_argument("--slurm", action="store_true",
+                   help="one Slurm job array, a task per submission; then import the results")
+    p.add_argument("--partition", default=None,
+                   help="Slurm partition (default: the cluster's default)")
+    p.add_argument("--gpus-per-task", type=int, default=None,
+                   help="GPUs per Slurm task when grading on the GPU (default: 1)")
+    p.add_argument("--max-concurrent", type=int, default=None,
+                   help="at most K Slurm tasks at once (default: as many as Slurm allows)")
     p.set_defaults(func=cmd_autograde)
