@@ -215,6 +215,7 @@ def finish(root: Path, lab_id: str, who: list[str], device: str,
     """Every student's outcome (as their task wrote it), each graded submission imported into
     nbgrader's gradebook in this one process (the only writer), every score read back from
     it."""
+    from nbformat.warnings import MissingIDFieldWarning
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, SaveAutoGrades
@@ -235,6 +236,7 @@ def finish(root: Path, lab_id: str, who: list[str], device: str,
     with progress_bar(console) as progress, warnings.catch_warnings():
         # nbgrader's own session handling warns on every new submission: not ours to fix
         warnings.simplefilter("ignore", SAWarning)
+        warnings.simplefilter("ignore", MissingIDFieldWarning)  # on nbgrader's own writes
         for out in progress.track(graded, description=f"import {lab_id} into the gradebook"):
             result = api.autograde(lab_id, out.student, force=True, create=True)
             if result.get("success"):
