@@ -13,8 +13,9 @@ import dataclasses
 import functools
 import secrets
 import shutil
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from grader import audit, bench, check, manifest, runner, submission, wire
@@ -98,13 +99,37 @@ def _converse(request: runner.Request, prepared: list[correctness.Prepared], jud
                       on_message=on_message, **run_args)
 
 
+class CaseMemo:
+    """The prepared cases (inputs and expected outputs) of one submission, made once per
+    exercise, suites and dtype and shared by its implementations, which draw the same seeds;
+    safe across threads (one makes a set, the others wait for it)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._made: dict[tuple, Future] = {}
+
+    def get(self, ex: Exercise, suites: list[str], dtype: str) -> list[correctness.Prepared]:
+        key = (ex.key, tuple(suites), dtype)
+        with self._lock:
+            made, mine = self._made.get(key), False
+            if made is None:
+                made, mine = self._made.setdefault(key, Future()), True
+        if mine:
+            try:
+                made.set_result(correctness.prepare(ex, suites, dtype))
+            except BaseException as exc:
+                made.set_exception(exc)
+        return made.result()
+
+
 def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
                        device: str, dtypes: list[str] | tuple[str, ...],
-                       timeout: float | None = None, wall: dict | None = None) -> list[Verdict]:
+                       timeout: float | None = None, wall: dict | None = None,
+                       memo: CaseMemo | None = None) -> list[Verdict]:
     """Every dtype's correctness in ONE worker process (one start-up, not one per dtype), the
     dtypes in order, stopping at the first wrong case: one verdict per dtype reached."""
     scan = audit.static_scan(sources, ex.forbidden_calls)
-    per = [correctness.prepare(ex, suites, dt) for dt in dtypes]
+    per = [(memo or CaseMemo()).get(ex, suites, dt) for dt in dtypes]
     if scan or not any(per):
         return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome(), scan)]
     starts = [sum(len(p) for p in per[:k]) for k in range(len(per) + 1)]
@@ -252,7 +277,8 @@ def grade_exercise(ex: Exercise, impl: str, sources: dict[str, str], device: str
 
 
 def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidden: bool = True,
-            timeout: float | None = None, memcheck_pool=None) -> Grade:
+            timeout: float | None = None, memcheck_pool=None, memo: CaseMemo | None = None
+            ) -> Grade:
     """Correctness, then (on a GPU, with the hidden cases) memcheck: the checks that do not
     need the GPU to themselves. With `memcheck_pool` (an executor) memcheck starts there at
     once, beside correctness, and counts only if correctness passes (the pool's owner waits
@@ -271,7 +297,7 @@ def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidde
     started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
     grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
-                                       ex.dtypes, timeout, grade.wall)
+                                       ex.dtypes, timeout, grade.wall, memo)
     grade.wall["correctness"] = round(time.monotonic() - started, 2)
     if pending is not None and grade.checks[-1].ok:
         grade.checks.append(pending() if callable(pending) else pending)  # a Future: settle()
@@ -325,17 +351,18 @@ def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool
 def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
                  timeout: float | None = None) -> dict[tuple[str, str], tuple[dict, Grade]]:
     """`untimed()` of each: each implementation's correctness checks one after another (its
-    own worker server), the implementations side by side, every memcheck (a process of its
-    own under the sanitizer) beside them; returns once all have ended. On a GPU the
-    reference's server starts meanwhile, for the perf checks that follow."""
+    own worker server), the implementations side by side on the same prepared cases, every
+    memcheck (a process of its own under the sanitizer) beside them; returns once all have
+    ended. On a GPU the reference's server starts meanwhile, for the perf checks after."""
     if device == "gpu" and hidden and work and runner.current() is not None:
         runner.current().server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
+    memo = CaseMemo()
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
             ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes:
         def lane(impl):
             return {(ex.key, i): (src, untimed(ex, i, src, device, hidden, timeout,
-                                               memcheck_pool=pool))
+                                               memcheck_pool=pool, memo=memo))
                     for ex, i, src in work if i == impl}
 
         runs = [lanes.submit(contextvars.copy_context().run, lane, impl) for impl in impls]

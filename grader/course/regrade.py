@@ -185,7 +185,12 @@ class Regrade(NbGraderPreprocessor):
         wall = resources.setdefault(WALL, {})
         started = time.monotonic()
         early = AHEAD.pop((lab.id, resources["nbgrader"].get("student")), None)
-        ahead = early.result() if early is not None else None
+        try:
+            ahead = early.result() if early is not None else None
+        except Exception as exc:  # noqa: BLE001 - then every check runs here, in turn
+            self.log.warning("the untimed checks run beside the notebook failed (%s: %s): "
+                             "running them again", type(exc).__name__, exc)
+            ahead = None
         wall["wait_for_untimed"] = round(time.monotonic() - started, 2)
         with tempfile.TemporaryDirectory(prefix="tclab-regrade-") as tmp:
             results = self.grade(lab, nb, device, Path(tmp), ahead)
