@@ -45,15 +45,22 @@ def cmd_leakcheck(args) -> int:
         print(f"tclab course leakcheck: nothing to check in {root / 'release'}: run "
               "`nbgrader generate_assignment LAB` in the course first", file=sys.stderr)
         return 2
-    for leak in leaks:
+    fed_back, pages = leakcheck.scan_feedback(root)
+    for leak in leaks + fed_back:
         print(f"LEAK {leak}")
     if leaks:
         print(f"{len(leaks)} leak(s) in {checked} file(s) under {root / 'release'}: do not "
               "release this", file=sys.stderr)
-        return 1
-    print(f"release clean: {checked} file(s) under {root / 'release'} hold no solution, hidden "
-          "test, reference or course secret")
-    return 0
+    else:
+        print(f"release clean: {checked} file(s) under {root / 'release'} hold no solution, "
+              "hidden test, reference or course secret")
+    if fed_back:
+        print(f"{len(fed_back)} leak(s) in {pages} feedback page(s) under {root / 'feedback'}: "
+              "do not return this feedback", file=sys.stderr)
+    elif pages:
+        print(f"feedback clean: {pages} page(s) under {root / 'feedback'} hold no hidden test "
+              "or course secret")
+    return 1 if leaks or fed_back else 0
 
 
 def cmd_autograde(args) -> int:

@@ -8,11 +8,18 @@
 - hidden tests: their markers, `suite="hidden"`, `graded=True`, and their distinctive lines;
 - reference kernels: the distinctive lines of every file under reference/;
 - jupytext metadata, and this course's secrets (grading seed, skip tag).
+
+It also scans every feedback page under DIR/feedback/ (`nbgrader generate_feedback`), which a
+student reads, for the hidden tests (their markers, calls and distinctive lines) and the
+course's secrets. Solution and reference lines are no leak there: a student's feedback shows
+their own code, which may well match them.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,8 +66,13 @@ def _distinctive(lines, allowed: set[str]) -> list[str]:
     return [s for s in dict.fromkeys(lines) if len(s) >= MIN_LINE and s not in allowed]
 
 
-def secret_lines(labs=None, reference_dir: Path | None = None) -> dict[str, str]:
-    """{line: where it comes from} for solution, hidden-test and reference text."""
+KINDS = ("solution", "hidden test", "reference")
+FEEDBACK_PATTERNS = ("hidden-test marker", "hidden-test call")
+
+
+def secret_lines(labs=None, reference_dir: Path | None = None,
+                 kinds: tuple[str, ...] = KINDS) -> dict[str, str]:
+    """{line: where it comes from} for solution, hidden-test and reference text (`kinds`)."""
     found: dict[str, str] = {}
     reference_dir = reference_dir or paths.REFERENCE
     labs = list(labs or manifest.registry().values())
@@ -75,10 +87,14 @@ def secret_lines(labs=None, reference_dir: Path | None = None) -> dict[str, str]
                        ("solution", release.C_BEGIN, release.C_END),
                        ("hidden test", release.HIDDEN_BEGIN, release.HIDDEN_END)]
             for kind, begin, end in regions:
+                if kind not in kinds:
+                    continue
                 for line in _distinctive(_region_lines(cell.source, begin, end), allowed):
                     found.setdefault(line, f"{kind} line of {origin}")
         ref = reference_dir / lab.id
-        for path in sorted(p for p in ref.rglob("*") if p.is_file()) if ref.is_dir() else []:
+        if "reference" not in kinds or not ref.is_dir():
+            continue
+        for path in sorted(p for p in ref.rglob("*") if p.is_file()):
             try:
                 text = path.read_text()
             except UnicodeDecodeError:
@@ -144,3 +160,37 @@ def scan(root: Path, labs=None, reference_dir: Path | None = None) -> tuple[list
             if line in lines:
                 leaks.append(Leak(rel, lines[line], repr(line)))
     return leaks, len(files)
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _page_text(raw: str) -> str:
+    """A feedback page as its reader sees it: tags gone (the highlighter wraps every token of
+    a code line in one), entities decoded."""
+    return html.unescape(_TAG.sub("", raw))
+
+
+def scan_feedback(root: Path, labs=None) -> tuple[list[Leak], int]:
+    """Every leak in the feedback pages under ROOT/feedback, and the number of pages checked:
+    hidden-test markers, calls and lines, and this course's secrets."""
+    root = Path(root)
+    pages = sorted((root / "feedback").rglob("*.html")) if (root / "feedback").is_dir() else []
+    lines = secret_lines(labs, kinds=("hidden test",)) if pages else {}
+    secrets = course_secrets(root)
+    leaks = []
+    for path in pages:
+        rel = path.relative_to(root)
+        raw = path.read_text(errors="replace")
+        text = _page_text(raw)
+        for what in FEEDBACK_PATTERNS:
+            for needle in PATTERNS[what]:
+                if needle in text:
+                    leaks.append(Leak(rel, what, repr(needle)))
+        for needle, what in secrets.items():
+            if needle in raw or needle in text:
+                leaks.append(Leak(rel, what, "the value itself"))
+        for line in dict.fromkeys(s.strip() for s in text.splitlines()):
+            if line in lines:
+                leaks.append(Leak(rel, lines[line], repr(line)))
+    return leaks, len(pages)
