@@ -14,6 +14,8 @@ from test_course import _copy, course, graded, nbgrader  # noqa: F401 - session 
 from grader import cli, manifest
 from grader.course import leakcheck
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_course's course
+
 
 @pytest.fixture(scope="module")
 def fed_back(graded, tmp_path_factory) -> Path:  # noqa: F811 - the imported fixture
