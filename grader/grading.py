@@ -340,7 +340,7 @@ def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool
     done = dict(ahead or {})
     todo = [(ex, impl, src) for ex, impl, src in work
             if done.get((ex.key, impl), (None, None))[0] != src]
-    done.update(untimed_many(todo, device, hidden, timeout))
+    done.update(untimed_many(todo, device, hidden, timeout, warm_reference=perf))
     grades = [done[(ex.key, impl)][1] for ex, impl, _ in work]
     if perf:
         for grade, (ex, _, src) in zip(grades, work):
@@ -349,12 +349,14 @@ def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool
 
 
 def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
-                 timeout: float | None = None) -> dict[tuple[str, str], tuple[dict, Grade]]:
+                 timeout: float | None = None, warm_reference: bool = True
+                 ) -> dict[tuple[str, str], tuple[dict, Grade]]:
     """`untimed()` of each: each implementation's correctness checks one after another (its
     own worker server), the implementations side by side on the same prepared cases, every
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
-    ended. On a GPU the reference's server starts meanwhile, for the perf checks after."""
-    if device == "gpu" and hidden and work and runner.current() is not None:
+    ended. On a GPU (`warm_reference`) the reference's server starts meanwhile, for the perf
+    checks after."""
+    if device == "gpu" and warm_reference and work and runner.current() is not None:
         runner.current().server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
     memo = CaseMemo()
