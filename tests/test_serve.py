@@ -111,3 +111,42 @@ def test_a_process_left_running_by_a_check_is_killed_before_the_next(device):
         time.sleep(0.3)
         assert beat.read_text() == last, "the check's background process outlived it"
         assert grade(HONEST, device).correct and server(device) is srv
+
+
+def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path):
+    """A submission's implementations are served side by side, each by its own server; the
+    hidden reference by one more, the only one whose sandbox holds the lab's reference folder
+    and the reference's compile cache (the negative control: a student's server has neither)."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    import psutil
+
+    from grader import paths
+
+    with runner.session():
+        own = runner.current()
+        triton, cuda = own.server("cpu", "triton"), own.server("cpu", "cuda")
+        reference = own.server("cpu", "reference", LAB.id)
+        assert len({id(triton), id(cuda), id(reference)}) == 3
+        assert own.server("cpu", "triton") is triton  # kept, not started again
+        where = str(paths.REFERENCE / LAB.id)
+        cache = str(paths.CACHE / "reference")
+
+        def mounts(srv):
+            argv = psutil.Process(srv.proc.pid).cmdline()
+            return {(a, b) for a, b in zip(argv, argv[1:]) if a in ("--ro-bind", "--bind")} \
+                | {(a, b) for a, b in zip(argv, argv[2:]) if a in ("--ro-bind", "--bind")}
+
+        assert ("--ro-bind", where) in mounts(reference) and ("--bind", cache) in mounts(reference)
+        for student in (triton, cuda):
+            assert not {m for m in mounts(student) if where in m[1] or cache in m[1]}, \
+                "a student's server can read the reference"
+    assert all(s.proc.poll() is not None for s in (triton, cuda, reference))
+
+
+def test_a_request_is_served_by_its_own_role():
+    student = runner.Request(lab=LAB.id, exercise=EX.key, impl="cuda", device="cpu",
+                             mode="check", sources={})
+    reference = runner.Request(lab=LAB.id, exercise=EX.key, impl="cuda", device="gpu",
+                               mode="perf", sources={}, role="reference")
+    assert runner.serve_role(student) == "cuda" and runner.serve_role(reference) == "reference"
