@@ -22,10 +22,11 @@
 #                LABS_K="lab02 or lab07" narrows it (pytest -k)
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
-#        autograde  autograde throughput: AUTOGRADE_N (default 20) solutions of each of
-#                AUTOGRADE_LABS (default lab01 lab07) through `tclab course autograde`,
-#                AUTOGRADE_GPUS (default 1; "1 2" compares) GPUs; AUTOGRADE_BASELINE=N also
-#                grades N of them through plain `nbgrader autograde`, one after another
+#        autograde  autograde throughput: AUTOGRADE_N (default 6: at about 70 s each, more
+#                do not fit one call) solutions of each of AUTOGRADE_LABS (default lab01; one
+#                lab per call) through `tclab course autograde`, AUTOGRADE_GPUS (default 1;
+#                "1 2" compares) GPUs; AUTOGRADE_BASELINE=N also grades N of them through
+#                plain `nbgrader autograde`, one after another
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
@@ -77,8 +78,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has course && run course 560 python3 -m pytest -q -rfE -s -p no:cacheprovider -m gpu \
     tests/test_course_gpu.py
   if has autograde; then
-    for lab in ${AUTOGRADE_LABS:-lab01 lab07}; do
-      run "autograde-$lab" 560 python3 benchmarks/autograde_bench.py "$lab" -n "${AUTOGRADE_N:-20}" \
+    for lab in ${AUTOGRADE_LABS:-lab01}; do
+      run "autograde-$lab" 560 python3 benchmarks/autograde_bench.py "$lab" -n "${AUTOGRADE_N:-6}" \
         --gpus ${AUTOGRADE_GPUS:-1} --out "$OUT"
       [ -n "${AUTOGRADE_BASELINE:-}" ] && run "autograde-$lab-baseline" 560 python3 \
         benchmarks/autograde_bench.py "$lab" -n "$AUTOGRADE_BASELINE" --mode nbgrader --out "$OUT"
