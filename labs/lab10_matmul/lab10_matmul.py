@@ -471,7 +471,7 @@ bench(LAB, "cuda", matmul_fp32_cuda, graded=True)
 # and so is every 16-byte piece (8 halves) of a row of `a` or `b` — with 16-byte aligned rows
 # (strides multiples of 8), the unit in which the tiles are copied. The kernel still handles
 # tails, at that granularity: a 128 × 128 block tile of a 48 × 80 `c` is mostly outside, and
-# `k = 48` ends in the middle of a 32-deep K tile. Real libraries meet the same constraint by
+# `k = 48` ends inside a K tile (32 or 64 deep). Real libraries meet the same constraint by
 # padding the matrices (cuBLAS's tensor-core paths want multiples of 8); arbitrary sizes would
 # cost a scalar path for every load and store and teach nothing new after Exercise 1.
 #
@@ -591,10 +591,10 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 # products: each fragment it loads feeds 2 or 4 tensor-core operations, the register tiling of
 # Exercise 1 one level up.
 #
-# **Shared memory and bank conflicts.** The K tile (32 deep) of `a`, 128 × 32 halves, and of
-# `b`, 32 × 128, are copied to shared memory, 16 bytes per copy. Each row is padded by 8
+# **Shared memory and bank conflicts.** The K tile (64 deep) of `a`, 128 × 64 halves, and of
+# `b`, 64 × 128, are copied to shared memory, 16 bytes per copy. Each row is padded by 8
 # halves (`BK + 8`, `BN + 8`): a fragment load reads 16-byte pieces of 8 consecutive rows, and
-# with rows 80 (or 272) bytes apart instead of 64 (256) those 8 pieces start in 8 different
+# with rows 144 (or 272) bytes apart instead of 128 (256) those 8 pieces start in 8 different
 # groups of banks.
 #
 # **cp.async double buffering.** `__pipeline_memcpy_async(dst, src, 16)` (`<cuda_pipeline.h>`)
@@ -604,12 +604,14 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 #
 #     start the copies of K tile 0 into buffer 0; commit
 #     for each K tile t:
+#         wait_prior(0): this thread's copies of tile t have landed; __syncthreads()
 #         start the copies of K tile t + 1 into buffer (t + 1) % 2 (if there is one); commit
-#         wait_prior(1): tile t has landed (t + 1 may still be on its way); __syncthreads()
 #         multiply from buffer t % 2
-#         __syncthreads(): nobody reads buffer t % 2 when it is refilled at step t + 1
 #
-# so the copies of one K tile travel while the tensor cores work on the previous one. Pieces
+# so the copies of one K tile travel while the tensor cores work on the previous one. The one
+# `__syncthreads()` does two jobs: after it every thread's copies of tile t are visible, and
+# every warp is done multiplying tile t - 1, whose buffer the copies of tile t + 1 then refill.
+# (A second barrier at the end of each step could do the second job: two per K tile.) Pieces
 # outside the matrix (a block tile past `m` or `n`, a K tile past `k`) are written as zeros
 # directly.
 #
@@ -622,6 +624,37 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 #
 # The tiles are numbered on a 1-D grid in groups of 8 tile rows, as in Part 1.
 #
+# **Dynamic shared memory.** Why 64 deep: half as many K tiles as at 32, so half as many
+# barriers, waits and loop steps for the same multiply-adds. But two buffers of 64-deep tiles,
+# rows padded, are 2 × (128 × 72 + 64 × 136) halves = 71 680 bytes, 70 KiB, and a block's
+# `__shared__` arrays are capped at 48 KiB (nvcc refuses more; without a GPU the launch is
+# refused, with CUDA's "too many resources requested for launch"). Beyond that, shared memory
+# must be **dynamic**: its size is given at the launch, not in the source.
+#
+# - In the kernel, one array without a size, `extern __shared__ __align__(128) unsigned char
+#   smem[];`, cut into the arrays you need with casts to pointers to arrays:
+#   `__half (*as)[BM][BK + PAD] = reinterpret_cast<__half (*)[BM][BK + PAD]>(smem);` and
+#   `as[buf][r][cc]` indexes as before. The next array starts where this one ends.
+# - In the launcher, the bytes of everything cut from it, as the launch's `shared=`.
+# - Above 48 KiB, CUDA must also be told that the kernel may use that much: in plain pycuda,
+#   `func.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)` before
+#   the launch, or the launch fails. This notebook's `SourceModule` does it for you whenever
+#   `shared=` is over 48 KiB: you pass `shared=` and nothing else (the CPU backend needs no
+#   opt-in). Both refuse more than 227 KiB per block, static and dynamic together.
+#
+# Without a GPU, dynamic shared memory starts filled with NaN, as static shared memory does,
+# but a `shared=` too small, or forgotten, goes unnoticed: every block there has room for the
+# largest request. Work the bytes out from the arrays you cut. The epilogue's scratch tiles
+# (8 KiB) need not add to them: once the loop is done they can reuse buffer 0, after a
+# `__syncthreads()` (another warp may still be multiplying from it).
+#
+# The cost is **fewer blocks per SM**. An SM has 228 KiB of shared memory and 65 536
+# registers. At 70 KiB a block, 3 blocks fit its shared memory; but at 256 threads a block,
+# 2 blocks fit its registers only if each thread uses at most 65 536 / (2 × 256) = 128, and
+# left alone nvcc gives this kernel more: 1 block per SM, 8 warps, and nothing to run while
+# they all wait at a barrier. `__launch_bounds__(256, 2)` (threads per block, blocks per SM
+# wanted) makes nvcc keep to 128 registers, spilling if it must.
+#
 # <details><summary>Hint 1 — one fragment per warp first</summary>
 #
 # Correctness before speed: a block of 32 threads per 16 × 16 tile of `c`, a loop over `k` in
@@ -633,8 +666,8 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 #
 # <details><summary>Hint 2 — who copies what</summary>
 #
-# A K tile of `a` is 128 rows × 4 pieces of 16 bytes: piece `e` (`e = threadIdx.x + p * 256`,
-# `p` = 0, 1) is row `e / 4`, halves `(e % 4) * 8` to `+ 7`. Of `b`: 32 rows × 16 pieces, row
+# A K tile of `a` is 128 rows × 8 pieces of 16 bytes: piece `e` (`e = threadIdx.x + p * 256`,
+# `p` = 0..3) is row `e / 8`, halves `(e % 8) * 8` to `+ 7`. Of `b`: 64 rows × 16 pieces, row
 # `e / 16`, halves `(e % 16) * 8` onwards. Copy with `__pipeline_memcpy_async(&as[buf][r][cc],
 # a + (long long)row * stride_am + k0 + cc, 16)`, or write `make_uint4(0, 0, 0, 0)` through a
 # `uint4 *` when the piece is outside. Warp `w` owns rows `(w / 4) * 64` and columns
@@ -644,6 +677,7 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 #
 # <details><summary>Hint 3 — the epilogue, and the checks' messages</summary>
 #
+# Scratch tiles cut from the start of `smem` (buffer 0), after a `__syncthreads()`.
 # For each fragment inside `c`: `store_matrix_sync(scratch[warp], acc[i][j], 16,
 # wmma::mem_row_major)`, `__syncwarp()`, lane `l` converts floats `scratch[warp][(l / 2) * 16 +
 # (l % 2) * 8 + 0..7]` with `__float2half_rn` and stores them at `c + (long long)(row + l / 2)
@@ -669,14 +703,16 @@ __device__ __forceinline__ unsigned pack(float x, float y)
 
 #define BM 128      // rows of c per block
 #define BN 128      // columns of c per block
-#define BK 32       // depth of one K tile
+#define BK 64       // depth of one K tile
 #define WM 64       // rows of c per warp
 #define WN 32       // columns of c per warp
 #define PAD 8       // halves of padding per row of a shared tile
 #define THREADS 256 // 8 warps, (BM / WM) x (BN / WN) = 2 x 4
 #define GROUP_M 8   // tile rows per group of the numbering
 
-extern "C" __global__ void __launch_bounds__(THREADS)
+// 2 blocks per SM (2 x 70 KiB of shared memory fit in its 228 KiB): at most 65536 / (2 x 256)
+// = 128 registers per thread (left alone, the compiler takes 136, and only 1 block fits).
+extern "C" __global__ void __launch_bounds__(THREADS, 2)
 matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
                    const __half *__restrict__ b,  // k x n, rows stride_bk apart
                    __half *__restrict__ c,        // m x n, contiguous
@@ -687,11 +723,14 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
                    int stride_bk)                 // elements between rows of b (multiple of 8)
 {
     /// BEGIN SOLUTION
-    // Two buffers of each K tile, rows padded; a 16 x 16 float scratch tile per warp for the
-    // epilogue. 32-byte alignment: every fragment starts on a multiple of 32 bytes.
-    __shared__ __align__(32) __half as[2][BM][BK + PAD];
-    __shared__ __align__(32) __half bs[2][BK][BN + PAD];
-    __shared__ __align__(32) float scratch[THREADS / 32][16 * 16];
+    // Two buffers of each K tile, rows padded: 70 KiB, over the 48 KiB a block may declare
+    // statically, so they are dynamic shared memory (the launcher's shared=), cut into the same
+    // arrays. A 16 x 16 float scratch tile per warp for the epilogue reuses buffer 0 (8 KiB of
+    // its 18). smem is 128-byte aligned and every fragment's offset in it a multiple of 32.
+    extern __shared__ __align__(128) unsigned char smem[];
+    __half(*as)[BM][BK + PAD] = reinterpret_cast<__half(*)[BM][BK + PAD]>(smem);
+    __half(*bs)[BK][BN + PAD] = reinterpret_cast<__half(*)[BK][BN + PAD]>(as + 2);
+    float(*scratch)[16 * 16] = reinterpret_cast<float(*)[16 * 16]>(smem);
 
     // The tile of c, numbered in groups of GROUP_M tile rows (shared tiles of a and b in L2).
     const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
@@ -731,14 +770,14 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
 #pragma unroll
         for (int j = 0; j < WN / 16; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
-    const int k_tiles = (k + BK - 1) / BK;  // k = 48: two K tiles, the second half zeros
+    const int k_tiles = (k + BK - 1) / BK;  // k = 96: two K tiles, the second half zeros
     load_tile(0, 0);
     __pipeline_commit();
     for (int t = 0; t < k_tiles; ++t) {
+        __pipeline_wait_prior(0);  // tile t has landed (this thread's copies)
+        __syncthreads();  // every thread's, and every warp is done with tile t - 1's buffer
         if (t + 1 < k_tiles) load_tile((t + 1) % 2, (t + 1) * BK);  // the next tile travels...
-        __pipeline_commit();  // (an empty batch on the last step keeps the count uniform)
-        __pipeline_wait_prior(1);  // ... while this one, landed, is multiplied
-        __syncthreads();           // every thread's copies of tile t are visible
+        __pipeline_commit();  // ... while this one is multiplied (an empty batch at the end)
         const int buf = t % 2;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 16) {
@@ -756,10 +795,10 @@ matmul_fp16_kernel(const __half *__restrict__ a,  // m x k, rows stride_am apart
                 for (int j = 0; j < WN / 16; ++j)
                     wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
         }
-        __syncthreads();  // buffer t % 2 is refilled at step t + 1: everyone is done with it
     }
 
     // Epilogue: float accumulator -> scratch tile -> 8 halves per lane, one 16-byte store.
+    __syncthreads();  // the scratch tiles overwrite buffer 0: every warp is done reading it
     float *mine = scratch[warp];
 #pragma unroll
     for (int i = 0; i < WM / 16; ++i) {
@@ -793,7 +832,8 @@ def matmul_fp16_cuda(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     """c = a @ b in float16 (float32 accumulation) with matmul_fp16_kernel_cu: WMMA, 8 warps
     per 128 x 128 tile of c.
 
-    Kernel arguments as in matmul_fp32_cuda; block=(256, 1, 1), grid=(tiles, 1).
+    Kernel arguments as in matmul_fp32_cuda; block=(256, 1, 1), grid=(tiles, 1), shared= the
+    bytes of the kernel's dynamic shared memory.
     """
     ### BEGIN SOLUTION
     m, k = a.shape
@@ -807,8 +847,9 @@ def matmul_fp16_cuda(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
     for name, t in (("a", a), ("b", b), ("c", c)):  # the kernel copies 16-byte pieces of rows
         assert t.stride(0) % 8 == 0 and t.data_ptr() % 16 == 0, \
             f"{name}'s rows must start on 16-byte boundaries: stride {t.stride(0)} elements"
-    bm, bn = 128, 128  # BM and BN in MATMUL_FP16_CU
+    bm, bn, bk, pad = 128, 128, 64, 8  # BM, BN, BK and PAD in MATMUL_FP16_CU
     tiles = triton.cdiv(m, bm) * triton.cdiv(n, bn)
+    smem = 2 * (bm * (bk + pad) + bk * (bn + pad)) * 2  # bytes: 2 buffers of as and bs, halves
     matmul_fp16_kernel_cu(
         np.uintp(a.data_ptr()),
         np.uintp(b.data_ptr()),
@@ -820,6 +861,7 @@ def matmul_fp16_cuda(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
         np.int32(b.stride(0)),
         block=(256, 1, 1),
         grid=(tiles, 1),
+        shared=smem,  # 71680 bytes, over 48 KiB: SourceModule's launch makes the opt-in
     )
     ### END SOLUTION
 
@@ -827,8 +869,8 @@ def matmul_fp16_cuda(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
 # %% [markdown]
 # ### Check your work
 #
-# Shapes: one fragment (16³), block tiles that stop inside `c` (48 × 80), a K tile that stops
-# halfway (`k = 48`), `k = 1024` (where a float16 accumulator fails), padded rows.
+# Shapes: one fragment (16³), block tiles that stop inside `c` (48 × 80), K tiles that stop
+# partway (`k = 48`, `k = 96`), `k = 1024` (where a float16 accumulator fails), padded rows.
 
 # %% nbgrader={"grade": true, "grade_id": "test_matmul_fp16_triton", "locked": true, "schema_version": 3, "solution": false}
 check(LAB, "triton", matmul_fp16_triton)
@@ -851,13 +893,14 @@ check(LAB, "cuda", matmul_fp16_cuda, suite="hidden")
 # | kernel, float16, on an H200 (2026-12-01) | 4096³ TFLOP/s | × cuBLAS | 8192³ TFLOP/s | × cuBLAS |
 # |---|---|---|---|---|
 # | cuBLAS (`a @ b`) | 759 | 1 | 766 | 1 |
-# | your kernel: 128 × 128 tiles, cp.async double buffering (this lab's solution) | 298 | 0.39 | 298 | 0.39 |
+# | your kernel: 128 × 128 tiles, cp.async double buffering, 32-deep K tiles (this lab's earlier solution) | 298 | 0.39 | 298 | 0.39 |
 # | the CUDA reference: 256 × 128 tiles, 3 stages | 361 | 0.48 | 357 | 0.47 |
 # | the same technique at its fastest (128 × 256, 64-deep K tiles) | 416 | 0.55 | 437 | 0.57 |
 # | Triton, `tl.dot` (the reference of Part 1; another run) | 682 | 0.93 | 703 | 0.95 |
 #
-# (The one-fragment-per-warp kernel of Hint 1 and the version without double buffering are
-# not measured yet.)
+# This lab's solution now uses 64-deep K tiles in dynamic shared memory, one barrier per K
+# tile: its H200 figure is still to be measured. (The one-fragment-per-warp kernel of Hint 1
+# and the version without double buffering are not measured yet either.)
 #
 # Why does WMMA stay well below cuBLAS, when Triton gets close? On Hopper GPUs (the H100 and
 # H200), the fastest tensor-core instructions are **warpgroup** operations (`wgmma`): four warps

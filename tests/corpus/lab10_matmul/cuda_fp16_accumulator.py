@@ -3,11 +3,11 @@
 # status: fail
 # reason: [m=48, k=32, n=80, float16]
 # reason: elements differ
-# (the notebook's kernel with __half accumulator fragments (and so no conversion in the
-#  epilogue: store_matrix_sync writes them to c directly). Every mma_sync rounds its running
-#  sum to float16: with k = 32 each element is rounded twice, once after 16 terms and once at
-#  the end, and about 1 element in 100 already misses the tolerance (16 x 16 x 16, one mma,
-#  passes); at k = 1024, 64 roundings, a third of them do.)
+# (the notebook's earlier kernel (32-deep K tiles) with __half accumulator fragments (and so
+#  no conversion in the epilogue: store_matrix_sync writes them to c directly). Every mma_sync
+#  rounds its running sum to float16: with k = 32 each element is rounded twice, once after 16
+#  terms and once at the end, and about 1 element in 100 already misses the tolerance (16 x 16
+#  x 16, one mma, passes); at k = 1024, 64 roundings, a third of them do.)
 
 # %% nbgrader={"grade_id": "matmul_fp16_cu", "solution": true}
 MATMUL_FP16_CU = r"""

@@ -4,8 +4,9 @@
 # status: race
 # reason: [m=16, k=16, n=16, float16]
 # reason: A missing __syncthreads()?
-# (the notebook's kernel without the __syncthreads() after __pipeline_wait_prior(1): a thread
-#  waits for its own copies only, and then loads fragments that other threads' copies fill.
+# (the notebook's earlier kernel (32-deep K tiles in static shared memory, two barriers per K
+#  tile) without the __syncthreads() after __pipeline_wait_prior(1): a thread waits for its
+#  own copies only, and then loads fragments that other threads' copies fill.
 #  The CPU backend lands each copy at its thread's wait and starts shared memory as NaN, so
 #  in one thread order a warp reads pieces not yet landed and in the other different ones: the
 #  two runs differ. On a GPU the copies land whenever they do: a CPU-only control.)
