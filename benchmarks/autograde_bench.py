@@ -33,7 +33,7 @@ from course_cases import students  # noqa: E402
 
 from grader import cli, manifest  # noqa: E402
 from grader import device as dev  # noqa: E402
-from grader.course import autograde  # noqa: E402
+from grader.course import autograde, task  # noqa: E402
 
 PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrader",
           "correctness (sum)", "memcheck (sum)", "perf (sum)")
@@ -69,10 +69,7 @@ def run_nbgrader(root: Path, lab, who: list[str], device: str) -> list[dict]:
         seconds = time.monotonic() - started
         saved = root / ".tclab" / "verdicts" / lab.id / f"{student}.json"
         data = json.loads(saved.read_text()) if saved.exists() else {}
-        wall = dict(data.get("wall", {}))
-        for g in data.get("grades", []):
-            for step, s in g.get("wall", {}).items():
-                wall[f"{step} (sum)"] = round(wall.get(f"{step} (sum)", 0) + s, 2)
+        wall = {**data.get("wall", {}), **task.check_walls(data.get("grades", []))}
         rows.append({"student": student, "status": "graded" if proc.returncode == 0 else
                      "failed", "seconds": round(seconds, 1), "wall": wall})
         print(f"  {student}: {seconds:.1f} s", flush=True)

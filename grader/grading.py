@@ -284,24 +284,24 @@ def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidde
     once, beside correctness, and counts only if correctness passes (the pool's owner waits
     for it either way); the grade is finished by `settle()`."""
     grade = Grade(ex.lab_id, ex.key, impl, device)
-    pending = None
-    if device == "gpu" and hidden:
-        # Reads past a buffer do not change outputs: memcheck sees them, once.
-        def job() -> Verdict:
-            begun = time.monotonic()
-            verdict = memcheck_check(ex, impl, sources, timeout)
-            grade.wall["memcheck"] = round(time.monotonic() - begun, 2)
-            return verdict
+    # Reads past a buffer do not change outputs: memcheck sees them, once.
+    memcheck_due = device == "gpu" and hidden
 
-        pending = memcheck_pool.submit(job) if memcheck_pool is not None else job
+    def job() -> Verdict:
+        begun = time.monotonic()
+        verdict = memcheck_check(ex, impl, sources, timeout)
+        grade.wall["memcheck"] = round(time.monotonic() - begun, 2)
+        return verdict
+
+    early = memcheck_pool.submit(job) if memcheck_due and memcheck_pool is not None else None
     started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
     grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
                                        ex.dtypes, timeout, grade.wall, memo)
     grade.wall["correctness"] = round(time.monotonic() - started, 2)
-    if pending is not None and grade.checks[-1].ok:
-        grade.checks.append(pending() if callable(pending) else pending)  # a Future: settle()
-    return grade if memcheck_pool is not None else settle(grade)
+    if memcheck_due and grade.checks[-1].ok:
+        grade.checks.append(early if early is not None else job())  # a Future until settle()
+    return grade
 
 
 def settle(grade: Grade) -> Grade:

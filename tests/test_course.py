@@ -269,7 +269,7 @@ def test_a_task_never_writes_the_gradebook_and_finish_does(graded, tmp_path):
     assert _digest(root / "gradebook.db") == before, "a task wrote the gradebook"
     (out,) = autograde.read_outcomes(root, lab.id, ["late"])
     assert out.status == "graded" and out.wall["execute"] > 0, out
-    (out,) = autograde.finish(root, lab.id, ["late"], "cpu")
+    (out,) = autograde.finish(root, lab.id, ["late"])
     points = lab.exercise().points
     assert out.scores["test_triton"] == (points["triton"], points["triton"]), out.scores
     assert gradebook_scores(root, lab.id, "late")["test_cuda"][0] == points["cuda"]
@@ -283,7 +283,7 @@ def test_a_task_that_dies_without_a_result_is_run_once_more_then_reported(
     out = autograde.run_one(root, students.LAB01, "solution", "cpu", None, limit=60)
     assert out.status == "failed" and "exited 3" in out.note, out
     assert out.log.read_text().count("the node went away") == 1 + autograde.RETRIES
-    (again,) = autograde.finish(root, students.LAB01, ["solution"], "cpu")
+    (again,) = autograde.finish(root, students.LAB01, ["solution"])
     assert again.status == "failed" and again.score == 0, again  # no stale marks
 
 
@@ -299,7 +299,7 @@ def test_the_import_refuses_a_staged_notebook_of_other_cells(graded, tmp_path):
     cell = students._cell(nb, "vector_add_triton")
     cell.source += "\n# changed after grading"
     nbformat.write(nb, staged)
-    (out,) = autograde.finish(root, students.LAB01, ["solution"], "cpu")
+    (out,) = autograde.finish(root, students.LAB01, ["solution"])
     assert out.status == "failed" and "does not hold the cells" in out.note, out
     assert out.score == 0
 

@@ -62,7 +62,7 @@ def summary(g) -> list:
 
 
 def server(device):
-    return runner._SESSION.get().servers.get((device, "triton"))
+    return runner.current().servers.get((device, "triton"))
 
 
 def test_served_checks_decide_as_spawned_ones(device, monkeypatch):

@@ -263,7 +263,7 @@ def test_each_gpu_task_uses_the_gpu_slurm_gives_it(cluster, bare_course, monkeyp
     for name in who:
         (bare_course / "submitted" / name / LAB).mkdir(parents=True, exist_ok=True)
     run_instead(monkeypatch, "course_cases.gpu_probe")
-    monkeypatch.setattr(autograde, "finish", lambda root, lab_id, who, device, console=None:
+    monkeypatch.setattr(autograde, "finish", lambda root, lab_id, who, console=None:
                         [autograde.Outcome(s) for s in who], raising=False)
     slurm.autograde_slurm(bare_course, LAB, "gpu", limit=60, partition=PARTITION,
                           gpus_per_task=1, max_concurrent=FAKE_GPUS)

@@ -210,8 +210,7 @@ def read_outcomes(root: Path, lab_id: str, who: list[str]) -> list[Outcome]:
     return outcomes
 
 
-def finish(root: Path, lab_id: str, who: list[str], device: str,
-           console=None) -> list[Outcome]:
+def finish(root: Path, lab_id: str, who: list[str], console=None) -> list[Outcome]:
     """Every student's outcome (as their task wrote it), each graded submission imported into
     nbgrader's gradebook in this one process (the only writer), every score read back from
     it."""
@@ -319,7 +318,7 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
         with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
             list(pool.map(job, who))
         progress.update(task, description=f"autograde {lab_id} ({device}): done")
-    return finish(root, lab_id, who, device, console)
+    return finish(root, lab_id, who, console)
 
 
 def check_course(root: Path, lab_id: str) -> list[str]:

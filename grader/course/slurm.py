@@ -214,7 +214,7 @@ def autograde_slurm(root: Path, lab_id: str, device: str, limit: float = autogra
     except KeyboardInterrupt:
         cancel(arrays, console)
         raise
-    outcomes = autograde.finish(root, lab_id, who, device, console=console)
+    outcomes = autograde.finish(root, lab_id, who, console=console)
     for out in outcomes:
         if not autograde.outcome_path(root, lab_id, out.student).exists():
             last = arrays[-1] if out.student in arrays[-1].students else arrays[0]

@@ -136,12 +136,12 @@ def grade(root: Path, lab_id: str, student: str, device: str,
         saved = json.loads(verdicts.read_text())
         out.verdicts = saved["grades"]
         wall.update(saved.get("wall", {}))
-    out.wall = {**wall, **_check_walls(out.verdicts)}
+    out.wall = {**wall, **check_walls(out.verdicts)}
     out.seconds = round(time.monotonic() - started, 1)
     return out
 
 
-def _check_walls(verdicts: list[dict]) -> dict:
+def check_walls(verdicts: list[dict]) -> dict:
     """Seconds per kind of check, summed over the exercises and implementations."""
     total: dict[str, float] = {}
     for g in verdicts:
