@@ -15,6 +15,7 @@ from pathlib import Path
 
 from grader import device as dev
 from grader import grading, manifest, paths, release, runner
+from grader.judge import profile
 from grader.judge.verdict import Grade
 
 
@@ -64,7 +65,9 @@ def _note(grade: Grade) -> str:
         perf = reasons.pop()
     else:
         perf = "; ".join(f"{v.dtype}: {v.reason}" for v in grade.perf)
-    return f"{grade.exercise} {grade.impl}: {grade.reason}" + (f"; {perf}" if perf else "")
+    advice = next(filter(None, (profile.line(v.perf) for v in grade.perf)), None)
+    return (f"{grade.exercise} {grade.impl}: {grade.reason}" + (f"; {perf}" if perf else "")
+            + (f"\n  profile: {advice}" if advice else ""))
 
 
 def cmd_check(args) -> int:

@@ -327,6 +327,12 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
     started = time.monotonic()
     grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
     grade.wall["perf"] = round(time.monotonic() - started, 2)
+    if grade.perf and grade.perf[0].status in ("pass", "fail"):  # measured: say why it is slow
+        from grader.judge import profile
+
+        started = time.monotonic()
+        grade.perf[0].perf["profile"] = profile.feedback(ex, grade.impl, sources, timeout)
+        grade.wall["profile"] = round(time.monotonic() - started, 2)
     return grade
 
 

@@ -168,6 +168,9 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
     if dev.resolve() != "gpu":
         if graded:
             raise CheckFailed(f"{ex.key} {impl} performance: not graded: needs a GPU")
+        from grader.judge import profile
+
+        print(profile.without_gpu(ex, impl))
         largest = ex.describe(ex.shapes["sweep"][-1]) if ex.shapes["sweep"] else "large sizes"
         units = "from L2-resident sizes up to [{}], in GB/s and % of the copy roof" \
             if ex.unit == "bytes" else "up to [{}], in TFLOP/s and as a multiple of its speed"
@@ -217,11 +220,42 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
                                                   paths.CACHE / "plots"))))
         except ImportError:
             pass
+        print(f"profile: {_profile(ex, impl, launcher)}")
         return rows
     verdict = perf.decide(ex, impl, dtype, messages, roof)
     if not verdict.ok:
         raise CheckFailed(f"{ex.key} {impl}: {verdict.reason}")
     return rows
+
+
+def _saved_notebook() -> Path | None:
+    """The notebook this kernel runs, as Jupyter names it to the kernel (None elsewhere)."""
+    name = os.environ.get("JPY_SESSION_NAME", "")
+    path = Path(name)
+    return path if name.endswith(".ipynb") and path.is_file() else None
+
+
+def _profile(ex, impl: str, launcher) -> str:
+    """One line of advice from Nsight Compute on one call of the student's kernel, as the
+    grader profiles it: in a sandboxed process of its own, from the cells as last saved."""
+    from grader import grading, submission
+    from grader.judge import profile
+
+    path = _saved_notebook()
+    if path is None:
+        return ("not run here: it profiles the saved notebook, and this kernel does not know "
+                "its notebook (run `tclab check` on the notebook for it)")
+    try:
+        nb = submission.read_notebook(path)
+        sources = submission.cell_sources(nb, ex.impls[impl].cells, str(path),
+                                          grading.cell_names(ex))
+    except submission.SubmissionError as exc:
+        return f"not run: {exc}"
+    live = "".join(_cell_sources(launcher).values()).strip()
+    if live and not any(live in text for text in sources.values()):
+        return "not run: the saved notebook differs from the cell you ran: save it (Ctrl+S) first"
+    got = profile.feedback(ex, impl, sources)
+    return got.get("advice") or got.get("reason") or "no advice"
 
 
 # What a solution cell must not replace, bound before any of them runs: check() then says

@@ -46,7 +46,8 @@ class Request:
     cases: int = 0  # check: how many case frames will follow
     schedules: list = field(default_factory=list)  # check, CPU CUDA: ["reverse"]
     perf: dict = field(default_factory=dict)  # perf: {dtypes, repeat, sweep}
-    role: str = "student"  # perf: "student", or "reference" (its own process; no student code)
+    role: str = "student"  # "student", or "reference" (its own process; no student code)
+    profile: bool = False  # check: the launcher runs under judge.profile.profiled()
     env: dict = field(default_factory=dict)  # set in a served worker before anything runs
 
 
@@ -199,12 +200,13 @@ class Server:
         self.msg_fd, self.res_fd, self.fd = msg_r, res_r, ctl_r
         self.unsandboxed = "" if boxed else (sandbox.available() or "no sandbox")
         self.status: int | None = None  # the current child's exit status, once reaped
+        self.lost = False  # the server itself is gone
         self._ctl = b""
 
     def read_status(self) -> None:
         chunk = os.read(self.fd, 64)
         if not chunk:  # the server itself is gone
-            self.status = -9
+            self.status, self.lost = -9, True
             return
         self._ctl += chunk
         if b"\n" in self._ctl:
@@ -392,7 +394,8 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
             end = "timeout"
         elif read != link.sent:
             end = "unread"
-    if end != "timeout" and srv.status is None:  # the server itself died
+    if end != "timeout" and (srv.status is None or srv.lost):  # the server itself died
+        outcome.server_lost = True
         srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
     outcome.returncode = srv.status
     if end in ("timeout", "unread") or srv.status != 0:

@@ -69,7 +69,9 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         torch.cuda.init()
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
-    reference_run = request["mode"] == "perf" and request["role"] == "reference"
+    # The hidden reference runs in a process of its own that holds no student code: timed
+    # (perf), or profiled (a check-mode request with `profile` set, judge.profile.run).
+    reference_run = request["role"] == "reference"
     launches = audit.Launches(None if reference_run else list(request["sources"].values()))
     audit.watch_threads()  # a thread the student's import starts is relayed to the audit
     if request["mode"] == "perf":
@@ -84,15 +86,24 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
             return
     built = None
     try:
-        built = submission.write_module(request["setup"], request["sources"],
-                                        Path(request["workdir"]))
-        module = submission.import_module(built)
-        launcher = getattr(module, spec.launcher, None)
+        if reference_run:
+            from grader import reference
+
+            launcher = reference.load(ex, impl)
+        else:
+            built = submission.write_module(request["setup"], request["sources"],
+                                            Path(request["workdir"]))
+            module = submission.import_module(built)
+            launcher = getattr(module, spec.launcher, None)
         if not callable(launcher):
             raise NameError(f"the solution cells define no function {spec.launcher}()")
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
         chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
         return
+    if request.get("profile"):
+        from grader.judge import profile
+
+        launcher = profile.profiled(launcher)
     chan.send(Message(event="loaded"))
     launches.watch_cuda(request["device"])
 

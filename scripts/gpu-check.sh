@@ -27,6 +27,10 @@
 #                lab per call) through `tclab course autograde`, AUTOGRADE_GPUS (default 1;
 #                "1 2" compares) GPUs; AUTOGRADE_BASELINE=N also grades N of them through
 #                plain `nbgrader autograde`, one after another
+#        profile the profile judge's GPU tests (ncu on the controls and lab01's solution), then
+#                the advice each perf control and solution gets, and its cost
+#                (benchmarks/profile_feedback.py PROFILE_ARGS, default "--only controls":
+#                the solutions, "--only solutions", fit a call of their own)
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
@@ -35,7 +39,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs pytest course autograde repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs pytest course autograde profile repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -85,6 +89,10 @@ has() { [[ " $steps " == *" $1 "* ]]; }
         benchmarks/autograde_bench.py "$lab" -n "$AUTOGRADE_BASELINE" --mode nbgrader --out "$OUT"
     done
   fi
+  has profile && run profile-tests 300 python3 -m pytest -v -rfE -p no:cacheprovider -m gpu \
+    tests/test_profile.py
+  has profile && run profile 560 python3 benchmarks/profile_feedback.py --out "$OUT" \
+    ${PROFILE_ARGS:---only controls}
   # REPRO_ARGS: labs and options (--impl); every lab at once does not fit one call
   has repro && run repro 560 python3 benchmarks/reproducibility.py -n 20 --out "$OUT" \
     ${REPRO_ARGS:-lab01 lab07}

@@ -3,6 +3,7 @@ half-speed one. Needs a GPU (skipped without one) and the course tools (nbgrader
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -11,6 +12,7 @@ from course_cases import students  # tests/ is on sys.path under pytest
 from test_course import gradebook_scores, nbgrader, release_path
 
 from grader import cli, manifest, submission
+from grader.course import leakcheck
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 SLOW = Path(__file__).parent / "corpus" / "lab01_vector_add" / "triton_two_pass_slow.py"
@@ -44,3 +46,15 @@ def test_perf_points_follow_the_measured_ratio(tmp_path):
     assert fast["perf_triton"][0] == points["perf_triton"]
     assert fast["perf_cuda"][0] == points["perf_cuda"]
     assert slow["perf_triton"][0] == 0.0
+
+    # The feedback: the profile's advice and the sweep plot, and no hidden test (issue 13).
+    nbgrader(course, "generate_feedback", lab_id, "--force")
+    (page,) = (course / "feedback" / "slow" / lab_id).glob("*.html")
+    html = page.read_text()
+    print("slow's advice:", [ln for ln in html.splitlines() if "Nsight Compute" in ln][:2])
+    assert re.search(r"one call\): (read|wrote) [\d.]+x the minimum bytes", html)  # 2nd pass
+    assert "data:image/png;base64," in html
+    (page,) = (course / "feedback" / "fast" / lab_id).glob("*.html")
+    assert "profile (Nsight Compute, one call): within " in page.read_text()
+    leaks, pages = leakcheck.scan_feedback(course)
+    assert pages and leaks == [], leaks

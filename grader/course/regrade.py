@@ -31,7 +31,7 @@ from traitlets import Float, Unicode
 from grader import check, grading, manifest, runner
 from grader import device as dev
 from grader.course.preprocessors import RESTORED, WALL, is_test_cell
-from grader.judge import perf
+from grader.judge import perf, profile
 from grader.judge.verdict import Grade
 
 MAX_DETAIL_LINES = 30
@@ -97,6 +97,9 @@ def perf_outputs(grade: Grade, points: float) -> list:
     verdict = "at or above" if worst.status == "pass" else "below"
     lines.append(f"  worst ratio {worst.perf['ratio']:.2f}x ({worst.dtype}), {verdict} the bar "
                  f"{worst.perf['bar']:.2f}x: {score:g} of {points:g} points")
+    advice = next(filter(None, (profile.line(v.perf) for v in grade.perf)), None)
+    if advice:
+        lines.append(f"  profile (Nsight Compute, one call): {advice}")
     outputs = [stdout("\n".join(lines))]
     plot = next((v.perf.get("plot") for v in grade.perf if v.perf.get("plot")), None)
     if plot and Path(plot).exists():

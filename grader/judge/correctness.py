@@ -286,6 +286,7 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
                        details=failed.message, **base)
     if passed < len(prepared):
         return Verdict(status="crash", reason=f"{spec.words}: the process died (exit code "
-                       f"{outcome.returncode}) on [{shape}]", details=outcome.output, **base)
+                       f"{outcome.returncode}{', its server too' if outcome.server_lost else ''}) "
+                       f"on [{shape}]", details=outcome.output, **base)
     return Verdict(status="pass", reason=f"{passed}/{len(prepared)} {suite} shapes correct",
                    **base)

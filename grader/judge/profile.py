@@ -27,6 +27,7 @@ import csv
 import dataclasses
 import io
 import math
+import os
 import re
 from dataclasses import dataclass
 
@@ -519,6 +520,61 @@ def decide(ex: Exercise, impl: str, mine: dict, reference: dict | None = None) -
             "shape": shape, "dtype": dtype}
 
 
+def feedback(ex: Exercise, impl: str, sources: dict[str, str],
+             timeout: float | None = None) -> dict:
+    """`decide()` on one profiled call of the student's launcher and the reference's (from
+    `reference_run()`), with the seconds it took; after the timed rounds, alone on the GPU.
+    `TCLAB_PROFILE=0` turns it off."""
+    import time
+
+    if os.environ.get("TCLAB_PROFILE", "1") == "0":
+        return {"profile": None, "advice": None, "reason": "skipped: TCLAB_PROFILE=0"}
+    started = time.monotonic()
+    mine = run(ex, impl, sources, timeout)
+    theirs = reference_run(ex, impl, timeout) if mine.get("metrics") else None
+    got = decide(ex, impl, mine, theirs)
+    got["seconds"] = round(time.monotonic() - started, 2)
+    return got
+
+
+def reference_run(ex: Exercise, impl: str, timeout: float | None = None) -> dict:
+    """`run()` of the reference, profiled once per machine: kept under the reference cache
+    (no student process sees it), keyed by everything it depends on: the reference folder's
+    files, the case, the metric set and the GPU."""
+    import hashlib
+    import json
+
+    from grader import bench, paths, reference
+
+    folder = reference.path(ex, impl).parent
+    digest = hashlib.sha256()
+    for f in sorted(folder.rglob("*.py")):
+        digest.update(f.name.encode() + f.read_bytes())
+    digest.update(json.dumps([ex.key, impl, case(ex), METRICS,
+                              bench.device_info().get("gpu")], sort_keys=True).encode())
+    path = paths.CACHE / "reference" / "profiles" / f"{digest.hexdigest()[:32]}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    got = run(ex, impl, {}, timeout, reference=True)
+    if got.get("metrics"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_text(json.dumps(got))
+        part.replace(path)
+    return got
+
+
+def line(grade_perf: dict) -> str | None:
+    """The advice a perf verdict carries (`feedback()`'s, under "profile"), one line, or why
+    there is none; None when it was not profiled."""
+    got = grade_perf.get("profile")
+    if not got:
+        return None
+    return got.get("advice") or got.get("reason")
+
+
 def without_gpu(ex: Exercise, impl: str) -> str:
     """What the notebook says in place of the advice on a machine without a GPU."""
     measured = ("DRAM bytes read and written against the minimum, % of peak bandwidth, "
@@ -574,8 +630,8 @@ def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None 
     prepared = [correctness.Prepared(check.Case("profile", 0, shape, dtype, seed), inputs, {},
                                      layouts)]
     request = grading._request(ex, impl, "gpu", "check", {} if reference else sources,
-                               dtype=dtype, role="reference" if reference else "student")
-    request.profile = True  # read by the worker from the request's JSON
+                               dtype=dtype, role="reference" if reference else "student",
+                               profile=True)
     outcome = grading._converse(request, prepared, lambda *_: True,
                                 (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
                                 wrapper=flags(tool))

@@ -213,3 +213,4 @@ class Outcome:
     timeout: float = 0.0
     unsandboxed: str = ""  # why the worker ran outside the sandbox ("" when inside it)
     loaded: float | None = None  # time.monotonic() when the student's module had loaded
+    server_lost: bool = False  # a served run whose worker server itself was gone

@@ -1,0 +1,173 @@
+"""Where the profile's advice goes: after a measured perf verdict (never before, never for a
+verdict that was not measured), into `tclab check`'s notes and nbgrader's feedback; the
+reference profiled once per machine; the worker serving a reference in check mode. The
+counters are canned here; tests/test_profile.py's GPU tests profile for real."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader import bench, cli, grading, manifest, paths, reference, runner
+from grader.course import regrade
+from grader.judge import profile as pr
+from grader.judge.verdict import Grade, Verdict
+
+EX = manifest.exercise("lab01")
+
+
+def counters(read_x: float) -> dict:
+    shape, dtype = pr.case(EX)
+    read, write = pr.minimum_bytes(EX, shape, dtype)
+    return {"metrics": {pr.READ_BYTES: read_x * read, pr.WRITE_BYTES: write, pr.DRAM_PCT: 90.0,
+                        pr.LD_SECTORS: 4e6, pr.LD_REQUESTS: 1e6, pr.LD_USE_PCT: 100.0,
+                        pr.ST_USE_PCT: 100.0, pr.OCCUPANCY_PCT: 80.0}}
+
+
+@pytest.fixture
+def canned(monkeypatch, tmp_path):
+    """pr.run answers from `answers` (student / reference) and counts its calls; the reference
+    cache lives in tmp_path."""
+    calls = []
+    answers = {"student": counters(2.0), "reference": counters(1.0)}
+
+    def run(ex, impl, sources, timeout=None, reference=False):
+        calls.append("reference" if reference else "student")
+        return answers[calls[-1]]
+
+    monkeypatch.setattr(pr, "run", run)
+    monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(bench, "device_info", lambda: {"gpu": "NVIDIA H200"})
+    return calls, answers
+
+
+def measured(status: str = "fail") -> Grade:
+    grade = Grade(EX.lab_id, EX.key, "triton", "gpu")
+    grade.checks = [Verdict(check="correctness", status="pass", reason="ok", exercise=EX.key,
+                            impl="triton", dtype="float32", device="gpu", passed=3, total=3)]
+    return grade
+
+
+def perf_verdict(status: str) -> Verdict:
+    return Verdict(check="perf", status=status, reason="0.50x the reference", exercise=EX.key,
+                   impl="triton", dtype="float32", device="gpu",
+                   perf={"ratio": 0.5, "bar": 0.8, "zero_below": 0.4, "gbps": 2000,
+                         "roof_pct": 50, "roof_gbps": 4000, "rows": []})
+
+
+@pytest.mark.parametrize("status", ["pass", "fail"])
+def test_a_measured_verdict_gets_the_advice(canned, monkeypatch, status):
+    calls, _ = canned
+    monkeypatch.setattr(grading, "perf_check", lambda *a, **k: [perf_verdict(status)])
+    grade = grading.timed(measured(), EX, {"c": "src"})
+    got = grade.perf[0].perf["profile"]
+    assert got["rule"] == "extra_reads" and got["advice"].startswith("read 2.0x"), got
+    assert calls == ["student", "reference"] and "profile" in grade.wall
+    assert "read 2.0x the minimum bytes" in cli._note(grade)
+    text = "".join(o.get("text", "") for o in regrade.perf_outputs(grade, 2.0))
+    assert "profile (Nsight Compute, one call): read 2.0x the minimum bytes" in text
+
+
+@pytest.mark.parametrize("status", ["tampered", "impossible", "no_launch", "error"])
+def test_a_verdict_not_measured_is_not_profiled(canned, monkeypatch, status):
+    calls, _ = canned
+    monkeypatch.setattr(grading, "perf_check", lambda *a, **k: [perf_verdict(status)])
+    grade = grading.timed(measured(), EX, {"c": "src"})
+    assert calls == [] and "profile" not in grade.perf[0].perf
+
+
+def test_a_wrong_or_cpu_grade_is_never_profiled(canned):
+    calls, _ = canned
+    wrong = measured()
+    wrong.checks[0].status = "fail"
+    grading.timed(wrong, EX, {"c": "src"})
+    cpu = Grade(EX.lab_id, EX.key, "triton", "cpu")
+    grading.timed(cpu, EX, {"c": "src"})
+    assert calls == []
+
+
+def test_the_reference_is_profiled_once_per_machine(canned):
+    calls, _ = canned
+    first = pr.feedback(EX, "triton", {"c": "src"})
+    again = pr.feedback(EX, "triton", {"c": "other"})
+    assert calls == ["student", "reference", "student"]
+    assert first["reference"] == again["reference"]
+    cached = list((paths.CACHE / "reference" / "profiles").glob("*.json"))
+    assert len(cached) == 1 and json.loads(cached[0].read_text()) == counters(1.0)
+
+
+def test_a_changed_reference_is_profiled_again(canned, monkeypatch, tmp_path):
+    calls, _ = canned
+    folder = tmp_path / "reference" / EX.lab_id
+    folder.mkdir(parents=True)
+    launcher = folder / f"{EX.name}_triton.py"
+    launcher.write_text("# one version\n")
+    monkeypatch.setattr(reference, "path", lambda ex, impl: launcher)
+    pr.reference_run(EX, "triton")
+    pr.reference_run(EX, "triton")
+    launcher.write_text("# another version\n")
+    pr.reference_run(EX, "triton")
+    assert calls == ["reference", "reference"]
+
+
+def test_a_reference_without_counters_is_not_kept(canned):
+    calls, answers = canned
+    answers["reference"] = {"reason": "not profiled: ERR_NVGPUCTRPERM"}
+    pr.reference_run(EX, "cuda")
+    pr.reference_run(EX, "cuda")
+    assert calls == ["reference", "reference"]
+
+
+def test_profile_off_runs_nothing(canned, monkeypatch):
+    calls, _ = canned
+    monkeypatch.setenv("TCLAB_PROFILE", "0")
+    got = pr.feedback(EX, "triton", {"c": "src"})
+    assert calls == [] and got["advice"] is None and "TCLAB_PROFILE=0" in got["reason"]
+
+
+def test_no_ncu_is_said_in_the_feedback(monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    got = pr.feedback(EX, "cuda", {"c": "src"})
+    assert got["advice"] is None and got["reason"] == pr.SKIPPED_NO_NCU
+
+
+def test_the_worker_serves_the_reference_in_check_mode():
+    """What a profiled reference call runs on (here without ncu, on the CPU): the reference's
+    launcher, loaded by the worker in check mode; no student source is needed."""
+    prepared = grading.CaseMemo().get(EX, ["public"], "float32")
+    request = grading._request(EX, "triton", "cpu", "check", {}, role="reference")
+    judged = []
+
+    def judge(index, msg, result):
+        from grader.judge import correctness
+
+        judged.append(correctness.judge_case(EX, "triton", prepared[index], msg, result))
+        return judged[-1].ok
+
+    outcome = grading._converse(request, prepared, judge, 120)
+    assert outcome.error is None, outcome.error
+    assert len(judged) == len(prepared) and all(j.ok for j in judged), judged
+
+
+def test_the_notebook_profiles_only_a_saved_notebook(monkeypatch, tmp_path):
+    from grader import notebook
+
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert "does not know its notebook" in notebook._profile(EX, "triton", print)
+    stale = tmp_path / "lab.ipynb"
+    source = manifest.get("lab01").source
+    import jupytext
+
+    jupytext.write(jupytext.read(source), stale)
+    monkeypatch.setenv("JPY_SESSION_NAME", str(stale))
+    monkeypatch.setattr(notebook, "_cell_sources", lambda fn: {"f": "def mine(): pass\n"})
+    assert "save it (Ctrl+S) first" in notebook._profile(EX, "triton", print)
+
+
+def test_runner_request_carries_the_profile_flag():
+    request = grading._request(EX, "cuda", "gpu", "check", {}, profile=True)
+    assert json.loads(json.dumps(request.__dict__))["profile"] is True
+    assert runner.Request(**{**request.__dict__, "profile": False}).profile is False
