@@ -1,6 +1,8 @@
 """The profile's advice for every perf control of tests/corpus (a correct kernel whose one flaw
 is speed) and every lab solution, on a GPU: which rule fired, the line a student reads, and
-what profiling cost (the student's call; the reference's, profiled once per machine, apart).
+what profiling adds to a check (the student's call, its process started --ahead seconds
+before, as grading starts it before the timed rounds; the reference's, profiled once per
+machine, apart).
 
     python benchmarks/profile_feedback.py [LAB ...] [--only controls|solutions] [--out DIR]
 
@@ -60,6 +62,9 @@ def main() -> int:
     ap.add_argument("labs", nargs="*")
     ap.add_argument("--only", choices=["controls", "solutions"])
     ap.add_argument("--out", default="results")
+    ap.add_argument("--ahead", type=float, default=8.0,
+                    help="seconds the profiler's process is started before its request, as "
+                         "grading starts it before the timed rounds (0: started on request)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -71,8 +76,10 @@ def main() -> int:
         parts = grading.plan(lab, nb, str(path), "gpu", impls=[impl],
                              exercises=[exercise] if exercise else None)
         ex, _, sources = parts[0]
+        ahead = pr.start(ex) if args.ahead else None
+        time.sleep(args.ahead)
         started = time.monotonic()
-        mine = pr.run(ex, impl, sources)
+        mine = pr.run(ex, impl, sources, started=ahead)  # what profiling adds to a check
         mine_s = round(time.monotonic() - started, 1)
         started = time.monotonic()
         ref = pr.reference_run(ex, impl)  # cached: seconds only the first time per reference

@@ -324,15 +324,23 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
                               impl=grade.impl, dtype=dt, device=grade.device)
                       for dt in ex.perf_dtypes]
         return grade
-    started = time.monotonic()
-    grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
-    grade.wall["perf"] = round(time.monotonic() - started, 2)
-    if grade.perf and grade.perf[0].status in ("pass", "fail"):  # measured: say why it is slow
-        from grader.judge import profile
+    from grader.judge import profile
 
+    # The profiler's process imports during the timed rounds; it touches the GPU after them.
+    ahead = profile.start(ex) if profile.enabled() else None
+    try:
         started = time.monotonic()
-        grade.perf[0].perf["profile"] = profile.feedback(ex, grade.impl, sources, timeout)
-        grade.wall["profile"] = round(time.monotonic() - started, 2)
+        grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
+        grade.wall["perf"] = round(time.monotonic() - started, 2)
+        if grade.perf and grade.perf[0].status in ("pass", "fail"):  # measured: say why
+            started = time.monotonic()
+            grade.perf[0].perf["profile"] = profile.feedback(ex, grade.impl, sources, timeout,
+                                                             ahead)
+            ahead = None  # run() has closed it
+            grade.wall["profile"] = round(time.monotonic() - started, 2)
+    finally:
+        if ahead is not None:
+            ahead.close()
     return grade
 
 

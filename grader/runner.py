@@ -36,7 +36,7 @@ class Request:
     exercise: str
     impl: str
     device: str
-    mode: str  # "check" | "perf"
+    mode: str  # "check" | "perf" | "profile"
     sources: dict[str, str]
     manifest: str = ""  # the lab's lab.toml, as text: the worker cannot read labs/
     setup: str = ""  # the lab's setup cell, from the lab's own source
@@ -46,8 +46,8 @@ class Request:
     cases: int = 0  # check: how many case frames will follow
     schedules: list = field(default_factory=list)  # check, CPU CUDA: ["reverse"]
     perf: dict = field(default_factory=dict)  # perf: {dtypes, repeat, sweep}
+    #                                           profile: {shape, seed}
     role: str = "student"  # "student", or "reference" (its own process; no student code)
-    profile: bool = False  # check: the launcher runs under judge.profile.profiled()
     env: dict = field(default_factory=dict)  # set in a served worker before anything runs
 
 
@@ -146,8 +146,12 @@ def _events(msg_fd: int, res_fd: int, link: Link, exited: Server | None = None):
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    """Kill the process group of `proc` (started in a session of its own), then reap it. Not
+    once it has been reaped: its pid may by then name another process group."""
     import signal
 
+    if proc.returncode is not None:
+        return
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -289,50 +293,84 @@ def current() -> Session | None:
     return _SESSION.get()
 
 
+@dataclass
+class Started:
+    """A worker process started ahead of its request (`start`): it imports while it waits."""
+
+    proc: subprocess.Popen
+    msg_fd: int
+    res_fd: int
+    folder: tempfile.TemporaryDirectory
+    out_path: Path
+    unsandboxed: str
+    wrapped: bool
+
+    def close(self) -> None:
+        _kill(self.proc)
+        for fd in (self.msg_fd, self.res_fd):
+            os.close(fd)
+        self.folder.cleanup()
+
+
+def start(device: str, wrapper: list[str] | None = None, env: dict | None = None,
+          reference_lab: str | None = None) -> Started:
+    """A worker process (under `wrapper`, sandboxed) that imports what a check needs, then
+    waits for its request: `run(..., started=)` sends it. `reference_lab`: the process will
+    run that lab's hidden reference, and only that."""
+    folder = tempfile.TemporaryDirectory(prefix="tclab-")
+    workdir = Path(folder.name)
+    msg_r, msg_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_path = workdir / "output.txt"
+    argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w), str(res_w),
+            device]
+    child_env = _child_env(env)
+    boxed = sandbox.command(argv, workdir, device, child_env,
+                            *_reference_mounts(reference_lab))
+    with open(out_path, "wb") as out:
+        proc = subprocess.Popen(
+            boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
+            pass_fds=(msg_w, res_w), env=child_env, cwd=workdir, start_new_session=True)
+    os.close(msg_w)
+    os.close(res_w)
+    return Started(proc, msg_r, res_r, folder, out_path,
+                   "" if boxed else (sandbox.available() or "no sandbox"), bool(wrapper))
+
+
 def run(request: Request, timeout: float | None = None, on_loaded=None, on_message=None,
-        wrapper: list[str] | None = None, env: dict | None = None) -> Outcome:
+        wrapper: list[str] | None = None, env: dict | None = None,
+        started: Started | None = None) -> Outcome:
     """Run the worker on `request` until EOF, an error report, `on_message` returning False,
     or the deadline; the child is killed in every case.
 
     `on_loaded(link)` runs once the student's module has loaded (send the first case there);
     `on_message(msg, payload, link)` gets every later message, with its result frame.
     Inside `session()` a run is served, by the reference's own server for a reference run
-    (a run under a wrapper never is)."""
+    (a run under a wrapper never is). `started`: the process `start()` made for it (its
+    wrapper and environment are the ones it was started with)."""
     timeout = timeout or DEFAULT_TIMEOUT[request.device]
     served = _SESSION.get()
-    if served is not None and wrapper is None:
+    if served is not None and wrapper is None and started is None:
         return _served(served, request, timeout, on_loaded, on_message, env)
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="tclab-") as own:
-        workdir = Path(request.workdir or own)
-        request.workdir = str(workdir)
-        msg_r, msg_w = os.pipe()
-        res_r, res_w = os.pipe()
-        out_path = workdir / "output.txt"
-        argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w),
-                str(res_w)]
-        child_env = _child_env(env)
-        boxed = sandbox.command(argv, workdir, request.device, child_env, *_reference_mounts(
-            request.lab if request.role == "reference" else None))
-        with open(out_path, "wb") as out:
-            proc = subprocess.Popen(
-                boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                pass_fds=(msg_w, res_w), env=child_env, cwd=workdir, start_new_session=True)
-        os.close(msg_w)
-        os.close(res_w)
-        link = Link(proc.stdin, started + timeout)
+    if started is None:
+        started = start(request.device, wrapper, env,
+                        request.lab if request.role == "reference" else None)
+    begun = time.monotonic()
+    try:
+        request.workdir = str(started.out_path.parent)
+        link = Link(started.proc.stdin, begun + timeout)
         link.send(json.dumps(request.__dict__).encode())
-        outcome = Outcome(timeout=timeout, unsandboxed="" if boxed else
-                          (sandbox.available() or "no sandbox"))
-        _route(link, _events(msg_r, res_r, link), on_loaded, on_message, outcome)
-        for fd in (msg_r, res_r):
-            os.close(fd)
-        _kill(proc)
-        outcome.returncode = proc.returncode
+        outcome = Outcome(timeout=timeout, unsandboxed=started.unsandboxed)
+        _route(link, _events(started.msg_fd, started.res_fd, link), on_loaded, on_message,
+               outcome)
+        _kill(started.proc)
+        outcome.returncode = started.proc.returncode
         # Under a wrapper (compute-sanitizer) its report comes before the traceback it causes.
-        outcome.output = _tail(out_path, 400 if wrapper else 15)
-        outcome.seconds = round(time.monotonic() - started, 2)
+        outcome.output = _tail(started.out_path, 400 if started.wrapped else 15)
+        outcome.seconds = round(time.monotonic() - begun, 2)
         return outcome
+    finally:
+        started.close()
 
 
 def _route(link: Link, events, on_loaded, on_message, outcome: Outcome) -> str:

@@ -9,7 +9,7 @@ wrote (`judge.correctness.launch`) for the parent to judge; no input ever sits o
 the student's code loaded, or, in a process of its own that holds no student code, the
 reference.
 
-    python -m grader.worker MESSAGE_FD RESULT_FD  < frames
+    python -m grader.worker MESSAGE_FD RESULT_FD [DEVICE]  < frames   (DEVICE: preimport)
     python -m grader.worker --serve DEVICE MESSAGE_FD RESULT_FD STATUS_FD [--sandboxed]
 """
 
@@ -20,6 +20,14 @@ import os
 import sys
 import traceback
 from pathlib import Path
+
+
+def trace(what: str) -> None:
+    """`TCLAB_TRACE=1`: a time stamp on stderr (the run's output) where a worker's time goes."""
+    if os.environ.get("TCLAB_TRACE") == "1":
+        import time
+
+        os.write(2, f"tclab-trace {time.time():.3f} {what}\n".encode())
 
 
 class Channel:
@@ -53,12 +61,15 @@ def describe(exc: BaseException, built) -> str:
 def run(request: dict, chan: Channel, results_fd: int) -> None:
     from grader import device as dev
 
+    trace("request read")
     dev.use(request["device"])
     import torch
 
     from grader import audit, manifest, submission, tamper, wire
     from grader.judge import correctness
     from grader.judge.verdict import Message
+
+    trace("imported")
 
     lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
     ex = lab.exercise(request["exercise"].partition("/")[2] or None)
@@ -67,10 +78,11 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     gpu = request["device"] == "gpu"
     if gpu:
         torch.cuda.init()
+        trace("cuda initialised")
     # Bound before any student code: the reference, the timer, what must not be replaced.
     watch = tamper.Watch(gpu)
     # The hidden reference runs in a process of its own that holds no student code: timed
-    # (perf), or profiled (a check-mode request with `profile` set, judge.profile.run).
+    # (perf), or profiled (judge.profile.run).
     reference_run = request["role"] == "reference"
     launches = audit.Launches(None if reference_run else list(request["sources"].values()))
     audit.watch_threads()  # a thread the student's import starts is relayed to the audit
@@ -100,11 +112,8 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
         chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
         return
-    if request.get("profile"):
-        from grader.judge import profile
-
-        launcher = profile.profiled(launcher)
     chan.send(Message(event="loaded"))
+    trace("loaded")
     launches.watch_cuda(request["device"])
 
     def tampered(index) -> bool:
@@ -122,17 +131,22 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         _perf(ex, impl, launcher, request, timer, watch, launches, chan,
               lambda e: describe(e, built))
         return
+    if request["mode"] == "profile":
+        _profile(ex, launcher, request, chan, lambda e: describe(e, built))
+        return
     read, write, pack = wire.read, wire.write, wire.tensors  # bound before any launch
     while True:
         frame = read(0)
         if not frame:
             return  # no more cases
         case = wire.untensors(frame)
+        trace(f"case {case['index']} read")
         msg, result = correctness.launch(
             ex, impl, launcher, case["shape"], case.get("dtype", request["dtype"]),
             case["inputs"],
             request["device"], launches, request.get("schedules", ()),
             lambda e: describe(e, built), case["index"], case.get("layouts"))
+        trace(f"case {case['index']} launched")
         if result is None:
             chan.send(msg)
             return
@@ -152,23 +166,58 @@ def _perf(ex, impl, launcher, request, timer, watch, launches, chan, explain) ->
         chan.send(correctness.error_message(exc, None, explain))
 
 
+def _profile(ex, launcher, request, chan, explain) -> None:
+    """One call of `launcher` under the profiler (judge.profile): its inputs made here, on
+    the device (their values judge nothing), its outputs never sent back."""
+    from grader import check
+    from grader.judge import correctness, profile
+
+    case = request["perf"]
+    tdev = "cuda" if request["device"] == "gpu" else "cpu"
+    inputs, layouts = check.make_values(ex, case["shape"], case["seed"], request["dtype"], tdev)
+    args = [check.place(v, layouts.get(k), tdev) for k, v in inputs.items()]
+    args += list(check.alloc_outputs(ex, case["shape"], request["dtype"], tdev)[1].values())
+    args += list(ex.param_values(case["shape"]).values())
+    trace("inputs made")
+    try:
+        profile.profiled(launcher)(*args)
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
+        chan.send(correctness.error_message(exc, None, explain))
+
+
+def preimport(device: str) -> None:
+    """Everything a check imports before the student's code runs, the student's setup cell
+    included (`grader.notebook`, and through its tamper watch `torch._dynamo`: seconds on a
+    GPU machine): imported by a server once for all its children, or by a worker started
+    ahead of its request (`runner.start`) while it waits. No CUDA call: a CUDA context does
+    not survive a fork."""
+    from grader import device as dev
+
+    dev.use(device)
+    import numpy  # noqa: F401
+    import torch  # noqa: F401
+    import triton  # noqa: F401
+    import triton.language  # noqa: F401
+
+    from grader import audit, bench, manifest, notebook, submission, tamper  # noqa: F401
+    from grader.judge import correctness, perf  # noqa: F401
+    if device == "gpu":
+        try:
+            import pycuda.compiler  # noqa: F401 - no cuInit: autoprimaryctx comes later
+            import pycuda.driver  # noqa: F401
+        except ImportError:
+            pass
+    trace("preimported")
+
+
 def serve(device: str, msg_fd: int, res_fd: int, ctl_fd: int, sandboxed: bool) -> None:
     """A worker server (`grader.runner.Server`): everything a check imports before the
     student's code, imported once; then, per request frame, a forked child runs it as a fresh
     worker would, and once it exits every other process it left is killed before its exit
     status goes out on `ctl_fd` (closed in the child: a child cannot fake its own end)."""
-    from grader import device as dev
     from grader import wire
 
-    dev.use(device)
-    import numpy  # noqa: F401 - imported here, once, for every child
-    import torch  # noqa: F401
-    import triton  # noqa: F401
-    import triton.language  # noqa: F401
-
-    from grader import audit, bench, manifest, submission, tamper  # noqa: F401
-    from grader.judge import correctness, perf  # noqa: F401
-
+    preimport(device)
     while True:
         try:
             frame = wire.read(0)
@@ -229,6 +278,9 @@ def main() -> None:
         return
     from grader import wire
 
+    trace("started")
+    if len(sys.argv) > 3:  # started ahead of its request: import while it waits
+        preimport(sys.argv[3])
     answer(json.loads(wire.read(0)), int(sys.argv[1]), int(sys.argv[2]))
 
 

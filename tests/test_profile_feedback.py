@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from grader import bench, cli, grading, manifest, paths, reference, runner
+from grader import bench, cli, grading, manifest, paths, reference, runner, submission
 from grader.course import regrade
 from grader.judge import profile as pr
 from grader.judge.verdict import Grade, Verdict
@@ -32,11 +32,12 @@ def canned(monkeypatch, tmp_path):
     calls = []
     answers = {"student": counters(2.0), "reference": counters(1.0)}
 
-    def run(ex, impl, sources, timeout=None, reference=False):
+    def run(ex, impl, sources, timeout=None, reference=False, started=None):
         calls.append("reference" if reference else "student")
         return answers[calls[-1]]
 
     monkeypatch.setattr(pr, "run", run)
+    monkeypatch.setattr(pr, "start", lambda *a, **k: None)
     monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(bench, "device_info", lambda: {"gpu": "NVIDIA H200"})
     return calls, answers
@@ -134,22 +135,38 @@ def test_no_ncu_is_said_in_the_feedback(monkeypatch):
     assert got["advice"] is None and got["reason"] == pr.SKIPPED_NO_NCU
 
 
-def test_the_worker_serves_the_reference_in_check_mode():
-    """What a profiled reference call runs on (here without ncu, on the CPU): the reference's
-    launcher, loaded by the worker in check mode; no student source is needed."""
-    prepared = grading.CaseMemo().get(EX, ["public"], "float32")
-    request = grading._request(EX, "triton", "cpu", "check", {}, role="reference")
-    judged = []
+def solution_sources(impl: str) -> dict[str, str]:
+    lab = manifest.get(EX.lab_id)
+    parts = grading.plan(lab, submission.read_notebook(lab.source), "solution", "cpu",
+                         impls=[impl])
+    return parts[0][2]
 
-    def judge(index, msg, result):
-        from grader.judge import correctness
 
-        judged.append(correctness.judge_case(EX, "triton", prepared[index], msg, result))
-        return judged[-1].ok
+@pytest.mark.parametrize("reference", [False, True], ids=["student", "reference"])
+def test_a_profile_request_runs_in_a_worker_started_ahead(monkeypatch, reference):
+    """What ncu wraps (here without it, on the CPU): a worker started before its request,
+    importing meanwhile, then one warm-up and one profiled call on inputs it made itself;
+    the reference's launcher in a process that was given no student source."""
+    monkeypatch.setenv("TCLAB_TRACE", "1")
+    ahead = runner.start("cpu", reference_lab=EX.lab_id if reference else None)
+    request = grading._request(EX, "triton", "cpu", "profile",
+                               {} if reference else solution_sources("triton"),
+                               role="reference" if reference else "student",
+                               perf={"shape": {"n": 1000}, "seed": 1})
+    out = runner.run(request, 120, started=ahead)
+    assert out.error is None and not out.timed_out, out.output
+    said = [ln.split(" ", 2)[2] for ln in out.output.splitlines() if ln.startswith("tclab-trace")]
+    assert said.index("preimported") < said.index("request read") < said.index("inputs made"), said
 
-    outcome = grading._converse(request, prepared, judge, 120)
-    assert outcome.error is None, outcome.error
-    assert len(judged) == len(prepared) and all(j.ok for j in judged), judged
+
+def test_a_profiled_call_that_raises_is_an_error_not_a_crash():
+    raising = "def vector_add_triton(*a):\n    raise ValueError('no')\n\n\ndef unused("
+    sources = {k: v.replace("def vector_add_triton(", raising)
+               for k, v in solution_sources("triton").items()}
+    request = grading._request(EX, "triton", "cpu", "profile", sources,
+                               perf={"shape": {"n": 1000}, "seed": 1})
+    out = runner.run(request, 120, started=runner.start("cpu"))
+    assert out.error is not None and "ValueError: no" in out.error.message, out.output
 
 
 def test_the_notebook_profiles_only_a_saved_notebook(monkeypatch, tmp_path):
@@ -165,9 +182,3 @@ def test_the_notebook_profiles_only_a_saved_notebook(monkeypatch, tmp_path):
     monkeypatch.setenv("JPY_SESSION_NAME", str(stale))
     monkeypatch.setattr(notebook, "_cell_sources", lambda fn: {"f": "def mine(): pass\n"})
     assert "save it (Ctrl+S) first" in notebook._profile(EX, "triton", print)
-
-
-def test_runner_request_carries_the_profile_flag():
-    request = grading._request(EX, "cuda", "gpu", "check", {}, profile=True)
-    assert json.loads(json.dumps(request.__dict__))["profile"] is True
-    assert runner.Request(**{**request.__dict__, "profile": False}).profile is False

@@ -520,20 +520,27 @@ def decide(ex: Exercise, impl: str, mine: dict, reference: dict | None = None) -
             "shape": shape, "dtype": dtype}
 
 
-def feedback(ex: Exercise, impl: str, sources: dict[str, str],
-             timeout: float | None = None) -> dict:
-    """`decide()` on one profiled call of the student's launcher and the reference's (from
-    `reference_run()`), with the seconds it took; after the timed rounds, alone on the GPU.
-    `TCLAB_PROFILE=0` turns it off."""
+def enabled() -> bool:
+    """`TCLAB_PROFILE=0` turns profiling off."""
+    return os.environ.get("TCLAB_PROFILE", "1") != "0"
+
+
+def feedback(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
+             started=None) -> dict:
+    """`decide()` on one profiled call of the student's launcher (in `started`, if `start()`
+    made it ahead) and the reference's (`reference_run()`), with the seconds it took; after
+    the timed rounds, alone on the GPU."""
     import time
 
-    if os.environ.get("TCLAB_PROFILE", "1") == "0":
+    if not enabled():
+        if started is not None:
+            started.close()
         return {"profile": None, "advice": None, "reason": "skipped: TCLAB_PROFILE=0"}
-    started = time.monotonic()
-    mine = run(ex, impl, sources, timeout)
+    begun = time.monotonic()
+    mine = run(ex, impl, sources, timeout, started=started)
     theirs = reference_run(ex, impl, timeout) if mine.get("metrics") else None
     got = decide(ex, impl, mine, theirs)
-    got["seconds"] = round(time.monotonic() - started, 2)
+    got["seconds"] = round(time.monotonic() - begun, 2)
     return got
 
 
@@ -590,51 +597,62 @@ def without_gpu(ex: Exercise, impl: str) -> str:
 def profiled(launcher):
     """`launcher` called twice: a warm-up (compiling, autotuning: not profiled), then the
     profiled call alone between cudaProfilerStart and cudaProfilerStop (`--profile-from-start
-    off` makes ncu profile only there)."""
+    off` makes ncu profile only there). Without a GPU, the two calls and nothing else."""
     import torch
+
+    from grader.worker import trace
+
+    gpu = torch.cuda.is_available()
 
     def call(*args):
         launcher(*args)
+        if not gpu:
+            return launcher(*args)
         torch.cuda.synchronize()
+        trace("warm-up call done")
         torch.cuda.profiler.start()
         try:
             return launcher(*args)
         finally:
             torch.cuda.synchronize()
             torch.cuda.profiler.stop()
+            trace("profiled call done")
 
     return call
 
 
-def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
-        reference: bool = False) -> dict:
-    """One profiled call of the student's launcher (or, `reference`, the hidden reference's,
-    in a process that holds no student code) on one perf-sized case, under ncu in the
-    sandbox: {"metrics": {...}} or {"reason": why there are none}.
-
-    Needs from the worker (see the module doc): a request with `profile` set calls the
-    launcher through `profiled()`, and a check-mode request with role "reference" loads the
-    reference's launcher instead of the student's cells."""
+def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str | None = None):
+    """The sandboxed worker `run()` will use, started now under ncu (`tool`, found on PATH if
+    not given) so that its imports overlap whatever runs before (the timed rounds: it makes
+    no CUDA call until its request comes); None without ncu. `reference`: a process for the
+    hidden reference's launcher, that never holds student code."""
     import shutil
 
-    from grader import check, grading, runner
-    from grader.judge import correctness
+    from grader import runner
 
-    tool = shutil.which(NCU)
+    tool = tool or shutil.which(NCU)
     if tool is None:
+        return None
+    return runner.start(device, flags(tool), None, ex.lab_id if reference else None)
+
+
+def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
+        reference: bool = False, started=None, device: str = "gpu") -> dict:
+    """One profiled call of the student's launcher (or, `reference`, the hidden reference's)
+    on the profiled case, under ncu in the sandbox, in `started` (`start()`) or a process
+    started now: {"metrics": {...}, "seconds": s} or {"reason": why there are none}."""
+    from grader import check, grading, runner
+
+    started = started or start(ex, reference, device)
+    if started is None:
         return {"reason": SKIPPED_NO_NCU}
     shape, dtype = case(ex)
-    seed = check.seed_for(f"{ex.key}/{dtype}", "profile", 0)
-    inputs, layouts = check.make_values(ex, shape, seed, dtype)
-    # No expected outputs: the call's results are not judged here (correctness did that).
-    prepared = [correctness.Prepared(check.Case("profile", 0, shape, dtype, seed), inputs, {},
-                                     layouts)]
-    request = grading._request(ex, impl, "gpu", "check", {} if reference else sources,
+    request = grading._request(ex, impl, device, "profile", {} if reference else sources,
                                dtype=dtype, role="reference" if reference else "student",
-                               profile=True)
-    outcome = grading._converse(request, prepared, lambda *_: True,
-                                (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
-                                wrapper=flags(tool))
+                               perf={"shape": shape,
+                                     "seed": check.seed_for(f"{ex.key}/{dtype}", "profile", 0)})
+    outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT[device]) * 2,
+                         started=started)
     metrics = parse(outcome.output)
     if metrics:
         return {"metrics": metrics, "seconds": outcome.seconds}
