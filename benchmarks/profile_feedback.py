@@ -76,14 +76,15 @@ def main() -> int:
         parts = grading.plan(lab, nb, str(path), "gpu", impls=[impl],
                              exercises=[exercise] if exercise else None)
         ex, _, sources = parts[0]
-        ahead = pr.start(ex) if args.ahead else None
+        ahead = pr.ahead(ex, impl) if args.ahead else {}
         time.sleep(args.ahead)
         started = time.monotonic()
-        mine = pr.run(ex, impl, sources, started=ahead)  # what profiling adds to a check
+        mine = pr.run(ex, impl, sources, started=ahead.get("student"))  # what a check adds
         mine_s = round(time.monotonic() - started, 1)
         started = time.monotonic()
-        ref = pr.reference_run(ex, impl)  # cached: seconds only the first time per reference
+        ref = pr.reference_run(ex, impl, None, ahead.get("reference"))  # kept once profiled
         ref_s = round(time.monotonic() - started, 1)
+        pr.close(ahead)
         got = pr.decide(ex, impl, mine, ref)
         row = {"lab": lab.id, "exercise": ex.key, "impl": impl, "what": what,
                "rule": got.get("rule"), "advice": got.get("advice") or got.get("reason"),

@@ -326,8 +326,8 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
         return grade
     from grader.judge import profile
 
-    # The profiler's process imports during the timed rounds; it touches the GPU after them.
-    ahead = profile.start(ex) if profile.enabled() else None
+    # The profiler's processes import during the timed rounds; they touch the GPU after them.
+    ahead = profile.ahead(ex, grade.impl)
     try:
         started = time.monotonic()
         grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
@@ -336,11 +336,9 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
             started = time.monotonic()
             grade.perf[0].perf["profile"] = profile.feedback(ex, grade.impl, sources, timeout,
                                                              ahead)
-            ahead = None  # run() has closed it
             grade.wall["profile"] = round(time.monotonic() - started, 2)
     finally:
-        if ahead is not None:
-            ahead.close()
+        profile.close(ahead)
     return grade
 
 

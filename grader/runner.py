@@ -306,9 +306,13 @@ class Started:
     wrapped: bool
 
     def close(self) -> None:
+        """Kill it and free what it held; once (a second call does nothing)."""
+        if self.msg_fd < 0:
+            return
         _kill(self.proc)
         for fd in (self.msg_fd, self.res_fd):
             os.close(fd)
+        self.msg_fd = self.res_fd = -1
         self.folder.cleanup()
 
 

@@ -182,3 +182,24 @@ def test_the_notebook_profiles_only_a_saved_notebook(monkeypatch, tmp_path):
     monkeypatch.setenv("JPY_SESSION_NAME", str(stale))
     monkeypatch.setattr(notebook, "_cell_sources", lambda fn: {"f": "def mine(): pass\n"})
     assert "save it (Ctrl+S) first" in notebook._profile(EX, "triton", print)
+
+
+def test_ahead_starts_the_reference_only_until_its_profile_is_kept(canned, monkeypatch):
+    made = []
+
+    class Started:
+        closed = 0
+
+        def close(self):
+            self.closed += 1
+
+    monkeypatch.setattr(pr, "start", lambda ex, reference=False: made.append(Started())
+                        or made[-1])
+    first = pr.ahead(EX, "triton")
+    assert first["student"] is not None and first["reference"] is not None
+    pr.feedback(EX, "triton", {"c": "src"}, started=first)
+    pr.close(first)
+    assert len(made) == 2 and all(s.closed for s in made)
+    assert pr.ahead(EX, "triton")["reference"] is None  # kept: profiled once per machine
+    monkeypatch.setenv("TCLAB_PROFILE", "0")
+    assert pr.ahead(EX, "triton") == {}

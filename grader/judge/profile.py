@@ -525,29 +525,47 @@ def enabled() -> bool:
     return os.environ.get("TCLAB_PROFILE", "1") != "0"
 
 
+def ahead(ex: Exercise, impl: str) -> dict:
+    """The processes `feedback()` will use, started now (`start()`): the student's, and the
+    reference's unless its profile is kept already. Close what is not used (`close()`)."""
+    if not enabled():
+        return {}
+    return {"student": start(ex),
+            "reference": None if _kept(ex, impl).exists() else start(ex, reference=True)}
+
+
+def close(started: dict) -> None:
+    for proc in started.values():
+        if proc is not None:
+            proc.close()
+
+
 def feedback(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
-             started=None) -> dict:
-    """`decide()` on one profiled call of the student's launcher (in `started`, if `start()`
-    made it ahead) and the reference's (`reference_run()`), with the seconds it took; after
-    the timed rounds, alone on the GPU."""
+             started: dict | None = None) -> dict:
+    """`decide()` on one profiled call of the student's launcher and the reference's
+    (`reference_run()`), in the processes `ahead()` started if given, with the seconds it
+    took; after the timed rounds, alone on the GPU."""
     import time
 
-    if not enabled():
-        if started is not None:
-            started.close()
-        return {"profile": None, "advice": None, "reason": "skipped: TCLAB_PROFILE=0"}
-    begun = time.monotonic()
-    mine = run(ex, impl, sources, timeout, started=started)
-    theirs = reference_run(ex, impl, timeout) if mine.get("metrics") else None
-    got = decide(ex, impl, mine, theirs)
-    got["seconds"] = round(time.monotonic() - begun, 2)
-    return got
+    started = dict(started or {})
+    try:
+        if not enabled():
+            return {"profile": None, "advice": None, "reason": "skipped: TCLAB_PROFILE=0"}
+        begun = time.monotonic()
+        mine = run(ex, impl, sources, timeout, started=started.pop("student", None))
+        theirs = reference_run(ex, impl, timeout, started.pop("reference", None)) \
+            if mine.get("metrics") else None
+        got = decide(ex, impl, mine, theirs)
+        got["seconds"] = round(time.monotonic() - begun, 2)
+        return got
+    finally:
+        close(started)
 
 
-def reference_run(ex: Exercise, impl: str, timeout: float | None = None) -> dict:
-    """`run()` of the reference, profiled once per machine: kept under the reference cache
-    (no student process sees it), keyed by everything it depends on: the reference folder's
-    files, the case, the metric set and the GPU."""
+def _kept(ex: Exercise, impl: str):
+    """Where the reference's profile is kept: under the reference cache (no student process
+    sees it), keyed by everything it depends on: the reference folder's files, the case, the
+    metric set and the GPU."""
     import hashlib
     import json
 
@@ -559,12 +577,23 @@ def reference_run(ex: Exercise, impl: str, timeout: float | None = None) -> dict
         digest.update(f.name.encode() + f.read_bytes())
     digest.update(json.dumps([ex.key, impl, case(ex), METRICS,
                               bench.device_info().get("gpu")], sort_keys=True).encode())
-    path = paths.CACHE / "reference" / "profiles" / f"{digest.hexdigest()[:32]}.json"
+    return paths.CACHE / "reference" / "profiles" / f"{digest.hexdigest()[:32]}.json"
+
+
+def reference_run(ex: Exercise, impl: str, timeout: float | None = None,
+                  started=None) -> dict:
+    """`run()` of the reference (in `started` if given), profiled once per machine."""
+    import json
+
+    path = _kept(ex, impl)
     try:
-        return json.loads(path.read_text())
+        got = json.loads(path.read_text())
+        if started is not None:
+            started.close()
+        return got
     except (OSError, ValueError):
         pass
-    got = run(ex, impl, {}, timeout, reference=True)
+    got = run(ex, impl, {}, timeout, reference=True, started=started)
     if got.get("metrics"):
         path.parent.mkdir(parents=True, exist_ok=True)
         part = path.with_suffix(f".{os.getpid()}.part")
