@@ -3,6 +3,7 @@ half-speed one. Needs a GPU (skipped without one) and the course tools (nbgrader
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from course_cases import students  # tests/ is on sys.path under pytest
 from test_course import gradebook_scores, nbgrader, release_path
 
 from grader import cli, manifest, submission
-from grader.course import leakcheck
+from grader.course import autograde, leakcheck
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 SLOW = Path(__file__).parent / "corpus" / "lab01_vector_add" / "triton_two_pass_slow.py"
@@ -41,6 +42,8 @@ def test_perf_points_follow_the_measured_ratio(tmp_path):
     assert cli.main(["course", "autograde", str(course), "lab01", "--device", "gpu"]) == 0
     fast, slow = (gradebook_scores(course, lab_id, who) for who in ("fast", "slow"))
     print("gradebook:", {"fast": fast, "slow": slow})
+    for out in autograde.read_outcomes(course, lab_id, ["fast", "slow"]):
+        print(f"{out.student}: {out.seconds} s;", json.dumps(out.wall))  # where the time went
     points = lab.exercise().points
     assert fast["test_triton"][0] == slow["test_triton"][0] == points["triton"]
     assert fast["perf_triton"][0] == points["perf_triton"]

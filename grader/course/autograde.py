@@ -136,29 +136,100 @@ def task_command(root: Path, lab_id: str, student: str, device: str, limit: floa
             "--device", device, "--limit", f"{limit:g}"]
 
 
-def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
-            limit: float) -> Outcome:
-    """One task on GPU `gpu` (a CUDA device id, None on the CPU), its outcome as it wrote it;
-    run once more if it ended without writing one (a crash)."""
-    log = log_path(root, lab_id, student)
-    log.parent.mkdir(parents=True, exist_ok=True)
+def task_env(device: str, gpu: str | None) -> dict:
     env = nbgrader_env({"TCLAB_DEVICE": device})
     if gpu is not None:
         env["CUDA_VISIBLE_DEVICES"] = gpu
+    return env
+
+
+START_TIMEOUT = 600.0  # seconds a task server may take to import and fork
+
+
+class TaskServer:
+    """`python -m grader.course.task --serve` for one GPU slot: each task a fork of a process
+    that has imported torch, nbgrader and the grader already (their start-up, seconds, paid
+    once per slot instead of once per submission). One task at a time."""
+
+    def __init__(self, root: Path, device: str, gpu: str | None):
+        self.proc = subprocess.Popen([sys.executable, "-m", "grader.course.task", "--serve"],
+                                     cwd=root, env=task_env(device, gpu), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, start_new_session=True)
+        self._lines = b""
+
+    def _answer(self, timeout: float) -> dict | None:
+        """The server's next line; None at the timeout, {} if the server is gone."""
+        import select
+
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._lines:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return {}
+            self._lines += chunk
+        line, self._lines = self._lines.split(b"\n", 1)
+        return json.loads(line)
+
+    def run(self, argv: list[str], log: Path, append: bool, timeout: float) -> int | None:
+        """The task's exit code; None if it was killed at `timeout`. A server that is gone
+        is an exit code of -1 (the task is then run once more, in a new server)."""
+        try:
+            self.proc.stdin.write(json.dumps({"argv": argv, "log": str(log),
+                                              "append": append}).encode() + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return -1
+        started = self._answer(START_TIMEOUT)  # the server's imports come first
+        if not started:
+            return -1
+        answer = self._answer(timeout)
+        if answer is None:
+            kill_family(started["pid"], itself=True)
+            self._answer(60)
+            return None
+        return answer.get("rc", -1)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                kill_family(self.proc.pid, itself=True)
+                self.proc.wait()
+
+
+def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
+            limit: float, server: TaskServer | None = None) -> Outcome:
+    """One task on GPU `gpu` (a CUDA device id, None on the CPU), forked by `server` if given
+    (else a process of its own), its outcome as it wrote it; run once more if it ended without
+    writing one (a crash)."""
+    log = log_path(root, lab_id, student)
+    log.parent.mkdir(parents=True, exist_ok=True)
     path = outcome_path(root, lab_id, student)
+    command = task_command(root, lab_id, student, device, limit)
     started = time.monotonic()
     for attempt in range(RETRIES + 1):
         path.unlink(missing_ok=True)
-        with open(log, "a" if attempt else "w") as f:
-            proc = subprocess.Popen(task_command(root, lab_id, student, device, limit),
-                                    cwd=root, env=env, stdout=f, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
-            try:
-                rc = proc.wait(timeout=limit + GRACE)
-            except subprocess.TimeoutExpired:
-                kill_family(proc.pid, itself=True)
-                proc.wait()
-                rc = None
+        if server is not None and server.alive():
+            rc = server.run(command[3:], log, bool(attempt), limit + GRACE)
+        else:
+            with open(log, "a" if attempt else "w") as f:
+                proc = subprocess.Popen(command, cwd=root, env=task_env(device, gpu), stdout=f,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+                try:
+                    rc = proc.wait(timeout=limit + GRACE)
+                except subprocess.TimeoutExpired:
+                    kill_family(proc.pid, itself=True)
+                    proc.wait()
+                    rc = None
         if path.exists():
             out = Outcome.from_dict(json.loads(path.read_text()))
             break
@@ -304,19 +375,28 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
         task = progress.add_task(f"autograde {lab_id} ({device})", total=len(who))
         running: set[str] = set()
 
+        servers: dict = {}  # a task server per slot, started on its first task
+
         def job(student: str) -> Outcome:
             slot = slots.get()
             running.add(student)
             progress.update(task, description=f"autograde {lab_id}: {', '.join(sorted(running))}")
             try:
-                return run_one(root, lab_id, student, device, slot, limit)
+                if os.environ.get("TCLAB_TASK_SERVER", "1") != "0" and (
+                        slot not in servers or not servers[slot].alive()):
+                    servers[slot] = TaskServer(root, device, slot)
+                return run_one(root, lab_id, student, device, slot, limit, servers.get(slot))
             finally:
                 running.discard(student)
                 slots.put(slot)
                 progress.advance(task)
 
-        with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
-            list(pool.map(job, who))
+        try:
+            with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
+                list(pool.map(job, who))
+        finally:
+            for server in servers.values():
+                server.close()
         progress.update(task, description=f"autograde {lab_id} ({device}): done")
     return finish(root, lab_id, who, console)
 

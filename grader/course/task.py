@@ -1,6 +1,7 @@
 """One submission of one lab, graded without writing the course's gradebook.
 
     python -m grader.course.task DIR LAB STUDENT [--device auto|cpu|gpu] [--limit SECONDS]
+    python -m grader.course.task --serve      (a task server: see `serve`)
 
 `tclab course autograde` starts one per submission: a subprocess per GPU of this machine
 (`--gpus`), or one task of a Slurm job array (`--slurm`), on the GPU it was given
@@ -157,6 +158,47 @@ def _since_start() -> float:
     return time.time() - psutil.Process().create_time()
 
 
+def serve() -> None:
+    """`python -m grader.course.task --serve`: a task server, one per GPU slot of `tclab course
+    autograde`. It imports what a task needs (torch, nbgrader, the grader: seconds) once, then
+    for each request line on stdin, {"argv": [task arguments], "log": path, "append": bool},
+    forks a child that runs the task as `main(argv)` would in a fresh process, with its output
+    in the log; it answers {"pid": child} at once and {"rc": exit code} once the child has
+    ended. It makes no CUDA call itself: every child starts from the same clean state."""
+    from nbgrader.apps import NbGraderAPI  # noqa: F401 - imported once, for every child
+    from nbgrader.coursedir import CourseDirectory  # noqa: F401
+
+    from grader.course import regrade  # noqa: F401
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.setsid()  # a session of its own: the parent's backstop kills its family
+                flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if request["append"] else
+                                                     os.O_TRUNC)
+                log = os.open(request["log"], flags, 0o644)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                os.dup2(log, 1)
+                os.dup2(log, 2)
+                code = main(request["argv"])
+            except BaseException:  # noqa: BLE001 - its log says what happened
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        print(json.dumps({"pid": pid}), flush=True)
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m grader.course.task", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -181,4 +223,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        sys.exit(main())

@@ -617,8 +617,9 @@ def without_gpu(ex: Exercise, impl: str) -> str:
                 "sectors per load request, occupancy" + (", tensor-pipe use"
                                                         if ex.unit == "flops" else ""))
     return (f"{ex.key} {impl} profile: skipped: needs a GPU. On a GPU the grader profiles one "
-            f"call of your kernel with Nsight Compute ({measured}) and gives one line of advice "
-            f"(run `{NCU}` yourself: `{NCU} --set basic python your_script.py`).")
+            f"call of your kernel with Nsight Compute ({measured}) and gives one line of advice. "
+            f"To see it, run this notebook on a machine with an NVIDIA GPU (the README's conda "
+            f"route installs everything, `{NCU}` included).")
 
 
 # --- the worker's half -----------------------------------------------------------------------

@@ -1,0 +1,62 @@
+"""The task server (`python -m grader.course.task --serve`): each submission's task a fork of
+a process that has imported torch, nbgrader and the grader once; the same outcome as a task
+of its own, a backstop kill that takes the task's family and leaves the server serving, and a
+server that dies costing a retry, not a verdict."""
+
+from __future__ import annotations
+
+import pytest
+from course_cases import students  # tests/ is on sys.path under pytest
+from test_course import _copy, course, graded  # noqa: F401 - session fixtures
+
+from grader import manifest
+from grader.course import autograde
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_course's course
+LAB = students.LAB01
+
+
+def test_a_forked_task_grades_as_a_task_of_its_own_without_the_start_up(graded, tmp_path):  # noqa: F811 - the fixture
+    root = _copy(graded, tmp_path)
+    server = autograde.TaskServer(root, "cpu", None)
+    try:
+        out = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+        again = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+    finally:
+        server.close()
+    for o in (out, again):
+        assert o.status == "graded", o
+        assert o.wall["start-up"] < 1.0, o.wall  # forked: its imports were the server's
+    (final,) = autograde.finish(root, LAB, ["solution"])
+    points = manifest.get(LAB).exercise().points
+    for impl in ("triton", "cuda"):
+        assert final.scores[f"test_{impl}"] == (points[impl], points[impl]), final.scores
+
+
+def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp_path):  # noqa: F811 - the fixture
+    import psutil
+
+    root = _copy(graded, tmp_path)
+    server = autograde.TaskServer(root, "cpu", None)
+    try:
+        argv = autograde.task_command(root, LAB, "solution", "cpu", 600)[3:]
+        log = tmp_path / "killed.log"
+        assert server.run(argv, log, False, timeout=3) is None
+        server_proc = psutil.Process(server.proc.pid)
+        assert server_proc.children(recursive=True) == [], "the task's family outlived it"
+        assert server.alive()
+        out = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+        assert out.status == "graded", out
+    finally:
+        server.close()
+    assert not server.alive()
+
+
+def test_a_server_that_dies_costs_a_retry_in_a_process_of_its_own(graded, tmp_path):  # noqa: F811 - the fixture
+    root = _copy(graded, tmp_path)
+    server = autograde.TaskServer(root, "cpu", None)
+    server.proc.kill()
+    server.proc.wait()
+    out = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+    assert out.status == "graded", out
+    assert out.wall["start-up"] > 1.0, out.wall  # not forked: it imported for itself
