@@ -15,7 +15,15 @@ class DeviceError(RuntimeError):
     pass
 
 
+_USED: list[str] = []  # the device `use()` fixed for this process
+
+
 def resolve(choice: str | None = None) -> str:
+    """The device a check runs on: `choice`, else the one `use()` fixed for this process
+    (asking torch nothing: a worker server must not touch CUDA before it forks, and
+    `torch.cuda.is_available()` does), else `TCLAB_DEVICE`, else auto."""
+    if choice is None and _USED:
+        return _USED[-1]
     choice = (choice or os.environ.get("TCLAB_DEVICE") or "auto").lower()
     if choice not in CHOICES:
         raise DeviceError(f"TCLAB_DEVICE={choice!r}: expected one of {', '.join(CHOICES)}")
@@ -37,6 +45,7 @@ def use(device: str) -> None:
     from grader import interpreter
 
     interpreter.ensure(device)
+    _USED.append(device)
 
 
 def torch_device(device: str) -> str:

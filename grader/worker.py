@@ -201,14 +201,7 @@ def preimport(device: str) -> None:
 
     from grader import audit, bench, manifest, notebook, submission, tamper  # noqa: F401
     from grader.judge import correctness, perf  # noqa: F401
-    if device == "gpu":
-        triton.runtime.driver.active.utils  # noqa: B018 - Triton's C helper, built (gcc) and
-        # loaded now: binding torch's CUDA functions makes no CUDA call
-        try:
-            import pycuda.compiler  # noqa: F401 - no cuInit: autoprimaryctx comes later
-            import pycuda.driver  # noqa: F401
-        except ImportError:
-            pass
+    # Not Triton's driver: choosing it asks torch.cuda.is_available(), which initialises CUDA.
     trace("preimported")
 
 

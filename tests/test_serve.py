@@ -150,3 +150,44 @@ def test_a_request_is_served_by_its_own_role():
     reference = runner.Request(lab=LAB.id, exercise=EX.key, impl="cuda", device="gpu",
                                mode="perf", sources={}, role="reference")
     assert runner.serve_role(student) == "cuda" and runner.serve_role(reference) == "reference"
+
+
+# What a process imports before it forks must not start CUDA: a CUDA context does not survive
+# a fork, and torch.cuda.is_available() alone starts it. (It did once: the student's setup
+# cell, imported by the worker servers, asked whether there was a GPU.)
+FORK_SAFE = '''
+import sys, torch
+calls = []
+for name in ("is_available", "device_count", "init", "_lazy_init", "is_initialized",
+             "current_device", "get_device_properties", "get_device_capability"):
+    real = getattr(torch.cuda, name)
+    setattr(torch.cuda, name, lambda *a, _n=name, _r=real, **k: calls.append(_n) or _r(*a, **k))
+from grader import worker
+worker.preimport("gpu")  # a worker server, or a worker started ahead of its request
+from grader.course import task  # a task server's imports, as serve() makes them
+from nbgrader.apps import NbGraderAPI
+from grader.course import regrade
+assert "grader.notebook" in sys.modules and "torch._dynamo" in sys.modules
+print("CUDA calls:", calls)
+'''
+
+
+def test_what_a_server_imports_before_it_forks_asks_cuda_nothing():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", FORK_SAFE], capture_output=True, text=True,
+                          env={**__import__("os").environ, "TCLAB_DEVICE": "gpu"}, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "CUDA calls: []" in proc.stdout, proc.stdout
+
+
+def test_a_process_that_fixed_its_device_asks_torch_nothing(monkeypatch):
+    import subprocess
+    import sys
+
+    code = ("import torch; from grader import device as dev; dev.use('gpu');"
+            "torch.cuda.is_available = lambda: 1 / 0; print(dev.resolve(), dev.resolve('cpu'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.stdout.split() == ["gpu", "cpu"], proc.stderr[-2000:]
