@@ -183,14 +183,16 @@ class Server:
     submission's implementations get a server each (their checks run side by side), and the
     hidden reference one of its own (`reference_lab`), which never runs student code."""
 
-    def __init__(self, device: str, root: Path, reference_lab: str | None = None):
+    def __init__(self, device: str, root: Path, reference_lab: str | None = None,
+                 cache: Path | None = None):
         self.jobs = 0
         self.workdir = Path(tempfile.mkdtemp(prefix="serve-", dir=root))
         msg_r, msg_w = os.pipe()
         res_r, res_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         env = _child_env(None)
-        boxed = sandbox.command([], self.workdir, device, env, *_reference_mounts(reference_lab))
+        boxed = sandbox.command([], self.workdir, device, env,
+                                *_mounts(reference_lab, cache))
         argv = [sys.executable, "-m", "grader.worker", "--serve", device, str(msg_w), str(res_w),
                 str(ctl_w), *(["--sandboxed"] if boxed else [])]
         self.out_path = self.workdir / "output.txt"
@@ -238,9 +240,16 @@ class Session:
         if srv is None or srv.proc.poll() is not None:
             if srv is not None:
                 srv.close()
-            srv = self.servers[(device, role)] = Server(device, Path(self._dir.name),
-                                                        reference_lab)
+            srv = self.servers[(device, role)] = Server(
+                device, Path(self._dir.name), reference_lab,
+                None if reference_lab else self.cache(role))
         return srv
+
+    def cache(self, role: str) -> Path:
+        """The compile caches (Triton's, pycuda's) of one implementation's processes in this
+        submission, its server's and its profiled run's: theirs alone, gone with the session.
+        (The reference keeps its own, between sessions: `_mounts`.)"""
+        return Path(self._dir.name) / f"cache-{role}"
 
     def discard(self, device: str, role: str = "") -> None:
         srv = self.servers.pop((device, role), None)
@@ -253,12 +262,13 @@ class Session:
         self._dir.cleanup()
 
 
-def _reference_mounts(lab: str | None) -> tuple[list[Path], Path | None]:
-    """What a reference run reads (its lab's reference folder) and its compile cache, kept
-    between runs so that the reference compiles once per machine (student code never gets
-    this folder: see sandbox.command)."""
+def _mounts(lab: str | None, cache: Path | None = None) -> tuple[list[Path], Path | None]:
+    """What a run reads besides the grader, and its compile cache: for the reference (`lab`),
+    its lab's reference folder and its cache kept between runs, so that it compiles once per
+    machine (student code never gets either: see sandbox.command); for a student's run, the
+    `cache` of its implementation in this submission, if any."""
     if lab is None:
-        return [], None
+        return [], cache
     return [paths.REFERENCE / lab], paths.CACHE / "reference"
 
 
@@ -317,10 +327,11 @@ class Started:
 
 
 def start(device: str, wrapper: list[str] | None = None, env: dict | None = None,
-          reference_lab: str | None = None) -> Started:
+          reference_lab: str | None = None, cache: Path | None = None) -> Started:
     """A worker process (under `wrapper`, sandboxed) that imports what a check needs, then
     waits for its request: `run(..., started=)` sends it. `reference_lab`: the process will
-    run that lab's hidden reference, and only that."""
+    run that lab's hidden reference, and only that; `cache`: a student's compile caches
+    (`Session.cache`)."""
     folder = tempfile.TemporaryDirectory(prefix="tclab-")
     workdir = Path(folder.name)
     msg_r, msg_w = os.pipe()
@@ -329,8 +340,7 @@ def start(device: str, wrapper: list[str] | None = None, env: dict | None = None
     argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w), str(res_w),
             device]
     child_env = _child_env(env)
-    boxed = sandbox.command(argv, workdir, device, child_env,
-                            *_reference_mounts(reference_lab))
+    boxed = sandbox.command(argv, workdir, device, child_env, *_mounts(reference_lab, cache))
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(
             boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,

@@ -144,8 +144,9 @@ def command(argv: list[str], workdir: Path, device: str, env: dict,
             readable: list[Path] = (), cache: Path | None = None) -> list[str] | None:
     """`argv` wrapped in bwrap, or None where no sandbox can be made (see `available`).
     `readable` are extra folders put back read-only (the reference, in a perf run); `cache`
-    a folder kept between runs for the compile caches (the reference's only: never give a
-    student's process one it shares with anybody)."""
+    a folder for the compile caches, kept between runs: the reference's, or one shared by
+    the processes of ONE student's implementation in one submission (never give a student's
+    process one it shares with anybody else)."""
     if available() is not None:
         return None
     workdir = Path(workdir).resolve()

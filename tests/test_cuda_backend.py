@@ -169,6 +169,22 @@ def test_block_inclusive_scan(backend, n, variant):
     assert torch.equal(out.cpu(), _block_cumsum(x, threads))
 
 
+@pytest.mark.parametrize("shared", [0, 1024])
+def test_dynamic_shared_memory_past_what_the_launch_asked_for_faults(cpu, shared):
+    """An extern __shared__ array has what the launch passes as shared=, as on a GPU: a launch
+    that forgets shared= (or passes too little) fails with the byte and what was asked for,
+    instead of quietly using the CPU backend's 227 KiB buffer."""
+    n, threads = 4096, 1024
+    x, out = torch.ones(n, dtype=torch.int32), torch.empty(n, dtype=torch.int32)
+    fn = kernel("block_scan", "block_scan_smem", cpu)
+    with pytest.raises(LaunchError, match=rf"(read|write) of dynamic shared memory at byte \d+, "
+                       rf"past the {shared} bytes this launch asked for: .*shared=BYTES"):
+        fn(x, out, np.int32(n), block=(threads, 1, 1), grid=(n // threads, 1), shared=shared)
+    fn(x, out, np.int32(n), block=(threads, 1, 1), grid=(n // threads, 1),
+       shared=2 * threads * 4)  # enough: the guard is gone again, the scan is right
+    assert torch.equal(out, _block_cumsum(x, threads))
+
+
 @pytest.mark.parametrize("rows,cols", [(1, 1), (127, 129), (129, 127), (1000, 33), (64, 64)])
 def test_tiled_transpose_padded_shared(backend, rows, cols):
     x = randn(rows, cols, backend=backend)

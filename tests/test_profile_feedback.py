@@ -193,7 +193,7 @@ def test_ahead_starts_the_reference_only_until_its_profile_is_kept(canned, monke
         def close(self):
             self.closed += 1
 
-    monkeypatch.setattr(pr, "start", lambda ex, reference=False: made.append(Started())
+    monkeypatch.setattr(pr, "start", lambda ex, reference=False, **k: made.append(Started())
                         or made[-1])
     first = pr.ahead(EX, "triton")
     assert first["student"] is not None and first["reference"] is not None

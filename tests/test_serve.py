@@ -133,6 +133,11 @@ def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path
         cache = str(paths.CACHE / "reference")
 
         def mounts(srv):
+            # Right after Popen the child may still be the forked Python, not yet bwrap.
+            deadline = time.monotonic() + 30
+            while "bwrap" not in " ".join(argv := psutil.Process(srv.proc.pid).cmdline()[:1]) \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
             argv = psutil.Process(srv.proc.pid).cmdline()
             return {(a, b) for a, b in zip(argv, argv[1:]) if a in ("--ro-bind", "--bind")} \
                 | {(a, b) for a, b in zip(argv, argv[2:]) if a in ("--ro-bind", "--bind")}
@@ -141,7 +146,29 @@ def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path
         for student in (triton, cuda):
             assert not {m for m in mounts(student) if where in m[1] or cache in m[1]}, \
                 "a student's server can read the reference"
+        # Each implementation's compile caches are its own (its server's and its profiled
+        # run's), in the session's folder: never the other's, never the reference's.
+        for impl, srv, other in (("triton", triton, "cuda"), ("cuda", cuda, "triton")):
+            binds = {b for a, b in mounts(srv) if a == "--bind"}
+            assert str(own.cache(impl)) in binds and str(own.cache(other)) not in binds
+        assert not {b for _, b in mounts(reference) if "cache-" in b}
     assert all(s.proc.poll() is not None for s in (triton, cuda, reference))
+
+
+def test_a_profiled_run_gets_its_implementations_caches_and_the_reference_none(monkeypatch):
+    from grader.judge import profile
+
+    asked = []
+    monkeypatch.setattr(runner, "start", lambda *a: asked.append(a))
+    with runner.session():
+        own = runner.current()
+        profile.start(EX, impl="cuda", tool="ncu")
+        profile.start(EX, reference=True, impl="cuda", tool="ncu")
+    profile.start(EX, impl="cuda", tool="ncu")  # outside a session: no submission's caches
+    (_, _, _, lab, cache), (_, _, _, ref_lab, ref_cache), (*_, alone) = asked
+    assert (lab, cache) == (None, own.cache("cuda"))
+    assert (ref_lab, ref_cache) == (LAB.id, None)  # the reference: its own, by runner._mounts
+    assert alone is None
 
 
 def test_a_request_is_served_by_its_own_role():

@@ -530,7 +530,7 @@ def ahead(ex: Exercise, impl: str) -> dict:
     reference's unless its profile is kept already. Close what is not used (`close()`)."""
     if not enabled():
         return {}
-    return {"student": start(ex),
+    return {"student": start(ex, impl=impl),
             "reference": None if _kept(ex, impl).exists() else start(ex, reference=True)}
 
 
@@ -651,11 +651,13 @@ def profiled(launcher):
     return call
 
 
-def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str | None = None):
+def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str | None = None,
+          impl: str | None = None):
     """The sandboxed worker `run()` will use, started now under ncu (`tool`, found on PATH if
     not given) so that its imports overlap whatever runs before (the timed rounds: it makes
     no CUDA call until its request comes); None without ncu. `reference`: a process for the
-    hidden reference's launcher, that never holds student code."""
+    hidden reference's launcher, that never holds student code. A student's (`impl`) gets the
+    compile caches its implementation's checks filled in this submission, if any."""
     import shutil
 
     from grader import runner
@@ -663,7 +665,9 @@ def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str 
     tool = tool or shutil.which(NCU)
     if tool is None:
         return None
-    return runner.start(device, flags(tool), None, ex.lab_id if reference else None)
+    own = runner.current()
+    cache = own.cache(impl) if own is not None and impl and not reference else None
+    return runner.start(device, flags(tool), None, ex.lab_id if reference else None, cache)
 
 
 def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
@@ -673,7 +677,7 @@ def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None 
     started now: {"metrics": {...}, "seconds": s} or {"reason": why there are none}."""
     from grader import check, grading, runner
 
-    started = started or start(ex, reference, device)
+    started = started or start(ex, reference, device, impl=impl)
     if started is None:
         return {"reason": SKIPPED_NO_NCU}
     shape, dtype = case(ex)

@@ -643,8 +643,10 @@ def matmul_fp16_triton(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Non
 #   opt-in). Both refuse more than 227 KiB per block, static and dynamic together.
 #
 # Without a GPU, dynamic shared memory starts filled with NaN, as static shared memory does,
-# but a `shared=` too small, or forgotten, goes unnoticed: every block there has room for the
-# largest request. Work the bytes out from the arrays you cut. The epilogue's scratch tiles
+# and a block has what its launch asked for: a `shared=` forgotten, or too small, stops the
+# launch at the first access past it ("read of dynamic shared memory at byte ..., past the 0
+# bytes this launch asked for"), as a GPU would (an overrun of less than a 4 KiB page can go
+# unnoticed there). Work the bytes out from the arrays you cut. The epilogue's scratch tiles
 # (8 KiB) need not add to them: once the loop is done they can reuse buffer 0, after a
 # `__syncthreads()` (another warp may still be multiplying from it).
 #

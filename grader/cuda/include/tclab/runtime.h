@@ -114,6 +114,9 @@ struct Worker {
     tclab_block_info blk{};
     Launch* L = nullptr;
     char* dyn = nullptr;
+    char* dyn_lo = nullptr;  // the inaccessible pages of `dyn`, past the launch's shared=
+    char* dyn_hi = nullptr;
+    uint64_t dyn_asked = 0;
     Fiber* cur = nullptr;
     int nthreads = 0, live = 0, at_barrier = 0, barrier_op = 0;
     unsigned warp_live[kMaxThreads / 32];
@@ -729,13 +732,45 @@ static bool in_guard_page(Fiber* f, uintptr_t addr) {
     return addr >= g && addr < g + page_size();
 }
 
+// A block gets the dynamic shared memory its launch asks for (shared=), no more: the whole
+// pages of the module's buffer past that are inaccessible during the launch, so that a kernel
+// launched without shared= (or too little) faults as it would on a GPU instead of quietly
+// using the rest of the 227 KiB. (An overrun within the last page is not seen.)
+static void guard_dyn(Worker* w, uint64_t asked) {
+    const uintptr_t page = page_size();
+    const uintptr_t lo = (reinterpret_cast<uintptr_t>(w->dyn) + asked + page - 1) & ~(page - 1);
+    const uintptr_t hi = (reinterpret_cast<uintptr_t>(w->dyn) + TCLAB_MAX_DYN_SMEM) & ~(page - 1);
+    w->dyn_asked = asked;
+    if (asked < TCLAB_MAX_DYN_SMEM && hi > lo &&
+        mprotect(reinterpret_cast<void*>(lo), hi - lo, PROT_NONE) == 0) {
+        w->dyn_lo = reinterpret_cast<char*>(lo);
+        w->dyn_hi = reinterpret_cast<char*>(hi);
+    }
+}
+
+static void unguard_dyn(Worker* w) {
+    if (w->dyn_lo) mprotect(w->dyn_lo, static_cast<size_t>(w->dyn_hi - w->dyn_lo),
+                            PROT_READ | PROT_WRITE);
+    w->dyn_lo = w->dyn_hi = nullptr;
+}
+
 static void handle_fault(Worker* w) {
     Fiber* f = w->cur;
     char msg[256];
     int status = TCLAB_ERR_FAULT;
+    const char* addr = reinterpret_cast<const char*>(w->fault_addr);
     if (w->fault_sig == SIGFPE) {
         status = TCLAB_ERR_FPE;
         snprintf(msg, sizeof msg, "arithmetic exception (integer division by zero?)");
+    } else if (w->dyn_lo && addr >= w->dyn_lo && addr < w->dyn_hi) {
+        status = TCLAB_ERR_USAGE;
+        snprintf(msg, sizeof msg,
+                 "%s of dynamic shared memory at byte %llu, past the %llu bytes this launch asked "
+                 "for: an extern __shared__ array has only what the launch passes as "
+                 "shared=BYTES (fn(..., block=..., grid=..., shared=BYTES))",
+                 w->fault_write == 1 ? "write" : w->fault_write == 0 ? "read" : "access",
+                 static_cast<unsigned long long>(addr - w->dyn),
+                 static_cast<unsigned long long>(w->dyn_asked));
     } else if (f && in_guard_page(f, w->fault_addr)) {
         status = TCLAB_ERR_STACK;
         snprintf(msg, sizeof msg, "stack overflow: a thread used more than its %u KiB stack",
@@ -762,11 +797,13 @@ static void run_launch(Worker* w, Launch* L) {
         return;
     }
     w->dyn = static_cast<char*>(d->dynsmem());  // this OS thread's copy of the module's TLS
+    guard_dyn(w, d->shared_bytes);
     const uint64_t gx = d->grid[0], gy = d->grid[1];
     w->in_kernel = 1;
     if (sigsetjmp(w->jmp, 1)) {  // a fault in kernel code lands here (see on_signal)
         w->in_kernel = 0;
         handle_fault(w);
+        unguard_dyn(w);
         reclaim_fibers(w);
         return;
     }
@@ -789,6 +826,7 @@ static void run_launch(Worker* w, Launch* L) {
         }
     }
     w->in_kernel = 0;
+    unguard_dyn(w);
 }
 
 // ---------------------------------------------------------------- pool
