@@ -450,7 +450,7 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
         outcome.server_lost = True
         srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
     outcome.returncode = srv.status
-    if end in ("timeout", "unread") or srv.status != 0:
+    if end in ("timeout", "unread") or srv.status != 0 or outcome.server_lost:
         own.discard(request.device, role)  # killed now: nothing of this run reaches the next
     outcome.output = _tail(srv.out_path, 15, offset)  # this run's part of the server's output
     outcome.seconds = round(time.monotonic() - started, 2)
