@@ -31,6 +31,8 @@ def vector_add_triton(x, y, out):
 HONEST, WRONG = KERNEL.format(op="+"), KERNEL.format(op="-")
 RAISES = HONEST.replace("    n = out.numel()\n", "    raise ValueError('no')\n")
 CRASH = HONEST.replace("    n = out.numel()\n", "    import os\n    os._exit(3)\n")
+KILLS_SERVER = HONEST.replace("    n = out.numel()\n", "    import os, signal, time\n"
+                              "    os.kill(os.getppid(), signal.SIGKILL)\n    time.sleep(60)\n")
 # Refused right after loading, before it reads the case frame already sent to it.
 TAMPERS = "import grader.notebook\ngrader.notebook.check = lambda *a, **k: None\n" + HONEST
 # At import: a grandchild in a session of its own, writing the time next to the check's folder
@@ -218,3 +220,19 @@ def test_a_process_that_fixed_its_device_asks_torch_nothing(monkeypatch):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.stdout.split() == ["gpu", "cpu"], proc.stderr[-2000:]
+
+
+def test_code_that_kills_its_server_crashes_and_the_next_check_gets_a_new_one(device):
+    """The student's process killing the server that forked it (then waiting): a crash that
+    says the server went too, not a hang (the sandbox's process namespace goes with its
+    server), and the next check is served afresh."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    with runner.session():
+        killed = grade(KILLS_SERVER, device)
+        first = server(device)
+        again = grade(HONEST, device)
+        assert server(device) is not first
+    (bad,) = [v for v in killed.checks if not v.ok]
+    assert bad.status == "crash" and "its server too" in bad.reason, bad.reason
+    assert again.correct, summary(again)
