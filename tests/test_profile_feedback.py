@@ -203,3 +203,13 @@ def test_ahead_starts_the_reference_only_until_its_profile_is_kept(canned, monke
     assert pr.ahead(EX, "triton")["reference"] is None  # kept: profiled once per machine
     monkeypatch.setenv("TCLAB_PROFILE", "0")
     assert pr.ahead(EX, "triton") == {}
+
+
+def test_without_the_reference_the_advice_stands_alone(canned, monkeypatch, tmp_path):
+    """A student's machine has no reference/: nothing is started or run for it."""
+    calls, _ = canned
+    monkeypatch.setattr(reference, "path", lambda ex, impl: tmp_path / "absent" / "x.py")
+    assert pr.ahead(EX, "triton") == {"student": None, "reference": None}
+    got = pr.feedback(EX, "triton", {"c": "src"})
+    assert calls == ["student"] and got["reference"] is None
+    assert got["advice"].startswith("read 2.0x the minimum bytes"), got

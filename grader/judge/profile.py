@@ -528,8 +528,12 @@ def enabled() -> bool:
 def ahead(ex: Exercise, impl: str) -> dict:
     """The processes `feedback()` will use, started now (`start()`): the student's, and the
     reference's unless its profile is kept already. Close what is not used (`close()`)."""
+    from grader import reference
+
     if not enabled():
         return {}
+    if not reference.available(ex, impl):
+        return {"student": start(ex, impl=impl), "reference": None}
     return {"student": start(ex, impl=impl),
             "reference": None if _kept(ex, impl).exists() else start(ex, reference=True)}
 
@@ -582,9 +586,16 @@ def _kept(ex: Exercise, impl: str):
 
 def reference_run(ex: Exercise, impl: str, timeout: float | None = None,
                   started=None) -> dict:
-    """`run()` of the reference (in `started` if given), profiled once per machine."""
+    """`run()` of the reference (in `started` if given), profiled once per machine; nothing
+    where the reference is not (a student's machine: the advice then stands alone)."""
     import json
 
+    from grader import reference
+
+    if not reference.available(ex, impl):
+        if started is not None:
+            started.close()
+        return {"reason": "no reference on this machine"}
     path = _kept(ex, impl)
     try:
         got = json.loads(path.read_text())
