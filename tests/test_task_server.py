@@ -21,12 +21,10 @@ def test_a_forked_task_grades_as_a_task_of_its_own_without_the_start_up(graded, 
     server = autograde.TaskServer(root, "cpu", None)
     try:
         out = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
-        again = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
     finally:
         server.close()
-    for o in (out, again):
-        assert o.status == "graded", o
-        assert o.wall["start-up"] < 1.0, o.wall  # forked: its imports were the server's
+    assert out.status == "graded", out
+    assert out.wall["start-up"] < 1.0, out.wall  # forked: its imports were the server's
     (final,) = autograde.finish(root, LAB, ["solution"])
     points = manifest.get(LAB).exercise().points
     for impl in ("triton", "cuda"):
