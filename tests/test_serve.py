@@ -236,3 +236,13 @@ def test_code_that_kills_its_server_crashes_and_the_next_check_gets_a_new_one(de
     (bad,) = [v for v in killed.checks if not v.ok]
     assert bad.status == "crash" and "its server too" in bad.reason, bad.reason
     assert again.correct, summary(again)
+
+
+def test_a_wrappers_report_after_the_worker_exits_is_kept():
+    """ncu and compute-sanitizer print their report once the worker has exited: the run ends
+    when the wrapper has (it holds the worker's pipes too), never with the worker alone."""
+    wrapper = ["bash", "-c", '"$@"; sleep 0.5; echo WRAPPER-REPORT', "_"]
+    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+    out = grading._converse(request, grading.CaseMemo().get(EX, ["public"], "float32")[:1],
+                            lambda *_: True, 120, wrapper=wrapper)
+    assert out.error is None and "WRAPPER-REPORT" in out.output, out.output
