@@ -19,14 +19,15 @@ _USED: list[str] = []  # the device `use()` fixed for this process
 
 
 def resolve(choice: str | None = None) -> str:
-    """The device a check runs on: `choice`, else the one `use()` fixed for this process
-    (asking torch nothing: a worker server must not touch CUDA before it forks, and
-    `torch.cuda.is_available()` does), else `TCLAB_DEVICE`, else auto."""
-    if choice is None and _USED:
-        return _USED[-1]
+    """The device a check runs on: `choice`, else `TCLAB_DEVICE`, else auto. Where `use()`
+    has fixed the device of this process, auto is that device and a GPU is not asked for
+    again: a worker server must not touch CUDA before it forks, and asking torch whether
+    there is a GPU (`torch.cuda.is_available()`) starts CUDA."""
     choice = (choice or os.environ.get("TCLAB_DEVICE") or "auto").lower()
     if choice not in CHOICES:
         raise DeviceError(f"TCLAB_DEVICE={choice!r}: expected one of {', '.join(CHOICES)}")
+    if _USED and (choice == "auto" or choice == _USED[-1]):
+        return _USED[-1]
     if choice == "auto":
         import torch
 

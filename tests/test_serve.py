@@ -215,11 +215,14 @@ def test_a_process_that_fixed_its_device_asks_torch_nothing(monkeypatch):
     import subprocess
     import sys
 
-    code = ("import torch; from grader import device as dev; dev.use('gpu');"
-            "torch.cuda.is_available = lambda: 1 / 0; print(dev.resolve(), dev.resolve('cpu'))")
+    code = ("import os, torch; from grader import device as dev; dev.use('gpu');"
+            "torch.cuda.is_available = lambda: 1 / 0;"
+            "print(dev.resolve(), dev.resolve('gpu'), dev.resolve('cpu'));"
+            "os.environ['TCLAB_DEVICE'] = 'cpu'; print(dev.resolve())")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "TCLAB_DEVICE"}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.stdout.split() == ["gpu", "cpu"], proc.stderr[-2000:]
+                          timeout=120, env=env)
+    assert proc.stdout.split() == ["gpu", "gpu", "cpu", "cpu"], proc.stderr[-2000:]
 
 
 def test_code_that_kills_its_server_crashes_and_the_next_check_gets_a_new_one(device):
