@@ -448,7 +448,10 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
             end = "unread"
     if end != "timeout" and (srv.status is None or srv.lost):  # the server itself died
         outcome.server_lost = True
-        srv.status = srv.proc.poll() if srv.proc.poll() is not None else -9
+        try:  # its own exit status (killed, crashed or ended), not a placeholder
+            srv.status = srv.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            srv.status = -9
     outcome.returncode = srv.status
     if end in ("timeout", "unread") or srv.status != 0 or outcome.server_lost:
         own.discard(request.device, role)  # killed now: nothing of this run reaches the next
