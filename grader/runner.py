@@ -240,9 +240,8 @@ class Session:
         if srv is None or srv.proc.poll() is not None:
             if srv is not None:
                 srv.close()
-            srv = self.servers[(device, role)] = Server(
-                device, Path(self._dir.name), reference_lab,
-                None if reference_lab else self.cache(role))
+            srv = self.servers[(device, role)] = Server(device, Path(self._dir.name),
+                                                        reference_lab, self.cache(role))
         return srv
 
     def cache(self, role: str) -> Path:

@@ -532,10 +532,9 @@ def ahead(ex: Exercise, impl: str) -> dict:
 
     if not enabled():
         return {}
-    if not reference.available(ex, impl):
-        return {"student": start(ex, impl=impl), "reference": None}
+    kept = not reference.available(ex, impl) or _kept(ex, impl).exists()
     return {"student": start(ex, impl=impl),
-            "reference": None if _kept(ex, impl).exists() else start(ex, reference=True)}
+            "reference": None if kept else start(ex, reference=True)}
 
 
 def close(started: dict) -> None:
@@ -593,14 +592,12 @@ def reference_run(ex: Exercise, impl: str, timeout: float | None = None,
     from grader import reference
 
     if not reference.available(ex, impl):
-        if started is not None:
-            started.close()
+        close({"reference": started})
         return {"reason": "no reference on this machine"}
     path = _kept(ex, impl)
     try:
         got = json.loads(path.read_text())
-        if started is not None:
-            started.close()
+        close({"reference": started})
         return got
     except (OSError, ValueError):
         pass
