@@ -88,7 +88,8 @@ def main() -> int:
         got = pr.decide(ex, impl, mine, ref)
         row = {"lab": lab.id, "exercise": ex.key, "impl": impl, "what": what,
                "rule": got.get("rule"), "advice": got.get("advice") or got.get("reason"),
-               "profile_s": mine_s, "reference_s": ref_s, "profile": got.get("profile")}
+               "profile_s": mine_s, "reference_s": ref_s, "profile": got.get("profile"),
+               "reference": got.get("reference")}
         rows.append(row)
         print(f"[{n}/{len(todo)}] {ex.key} {impl} {what}: {row['rule']}: {row['advice']} "
               f"({mine_s} s; reference {ref_s} s)", flush=True)

@@ -30,7 +30,8 @@
 #        profile the profile judge's GPU tests (ncu on the controls and lab01's solution), then
 #                the advice each perf control and solution gets, and its cost
 #                (benchmarks/profile_feedback.py PROFILE_ARGS, default "--only controls":
-#                the solutions, "--only solutions", fit a call of their own)
+#                the solutions, "--only solutions", fit a call of their own); PROFILE_K
+#                narrows the tests (pytest -k)
 #        repro   perf verdicts repeated (reproducibility), inside the sandbox
 #        repro-open  the same with the sandbox off (TCLAB_SANDBOX=0), to compare
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
@@ -46,6 +47,7 @@ if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by
     --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl > "$OUT/install.log" 2>&1 \
     && touch /tmp/site/.installed || tail -5 "$OUT/install.log"; }
   export PYTHONPATH=/tmp/site:${PYTHONPATH:-} PATH=/tmp/site/bin:$PATH  # nbgrader runs alembic from PATH
+  export JUPYTER_PATH=/tmp/site/share/jupyter${JUPYTER_PATH:+:$JUPYTER_PATH}  # nbconvert's templates
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 TCLAB_CACHE=${TCLAB_CACHE:-/tmp/tclab-cache}
 export TCLAB_DEVICE=gpu MPLBACKEND=Agg
@@ -90,7 +92,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     done
   fi
   has profile && run profile-tests 300 python3 -m pytest -v -rfE -p no:cacheprovider -m gpu \
-    tests/test_profile.py
+    tests/test_profile.py -k "${PROFILE_K:-profile}"
   has profile && run profile 560 python3 benchmarks/profile_feedback.py --out "$OUT" \
     ${PROFILE_ARGS:---only controls}
   # REPRO_ARGS: labs and options (--impl); every lab at once does not fit one call

@@ -237,6 +237,65 @@ def test_the_costliest_flaw_speaks_first():
     assert pr.fired(ex, "float32", p).name == "uncoalesced"
 
 
+# Counters as measured on the H200 (benchmarks/profile_feedback.py, docs/perf.md): the kernels
+# a rule must NOT blame, and what they must be told instead.
+MEASURED = {  # (exercise, dtype, read, write, counters, reference counters or None, rule)
+    # tl.dot copies through cp.async: plain-load counters see 16 sectors a request, 0% used
+    "matmul_fp32_triton_solution": (
+        "lab10_matmul/matmul_fp32", "float32", 15.2, 0.97,
+        {pr.DRAM_PCT: 10.0, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.OCCUPANCY_PCT: 30.0,
+         pr.TENSOR_PCT: 0.0},
+        {pr.DRAM_PCT: 2.9, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.TENSOR_PCT: 0.0},
+        "good"),
+    "matmul_fp32_cuda_solution": (  # register-tiled: few warps, C stored 8 bytes a lane
+        "lab10_matmul/matmul_fp32", "float32", 2.56, 0.83,
+        {pr.DRAM_PCT: 1.6, pr.ST_USE_PCT: 25.0, pr.OCCUPANCY_PCT: 24.4, pr.TENSOR_PCT: 0.85},
+        None, "good"),
+    "matmul_fp16_triton_solution": (
+        "lab10_matmul/matmul_fp16", "float16", 2.16, 0.82,
+        {pr.DRAM_PCT: 13.0, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.OCCUPANCY_PCT: 12.5,
+         pr.TENSOR_PCT: 73.3}, None, "good"),
+    "wmma_fragments_loaded_from_global": (
+        "lab10_matmul/matmul_fp16", "float16", 4.35, 0.98,
+        {pr.DRAM_PCT: 1.0, pr.LD_SECTORS: 8e6, pr.LD_USE_PCT: 50.0, pr.TENSOR_PCT: 4.4},
+        {pr.DRAM_PCT: 8.0, pr.TENSOR_PCT: 55.0}, "idle_tensor_pipes"),
+    "triton_tf32": (  # its loads look as strided as the solution's: the precision speaks first
+        "lab10_matmul/matmul_fp32", "float32", 10.0, 1.0,
+        {pr.DRAM_PCT: 11.5, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.TENSOR_PCT: 40.0},
+        {pr.DRAM_PCT: 2.9, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.TENSOR_PCT: 0.0},
+        "tf32"),
+    "reduction_atomic_per_tile": (  # 4 bytes of output; 2.4 MB of atomics' lines written
+        "lab06_reduction", "float32", 1.0, 602752.0,
+        {pr.DRAM_PCT: 5.8, pr.ST_USE_PCT: 0.03, pr.OCCUPANCY_PCT: 56.6},
+        {pr.DRAM_PCT: 86.0, pr.ST_USE_PCT: 12.5}, "idle_dram"),
+}
+
+
+@pytest.mark.parametrize("case", MEASURED, ids=list(MEASURED))
+def test_measured_kernels_get_the_rule_their_flaw_deserves(case):
+    key, dtype, read, write, counters, ref_counters, rule = MEASURED[case]
+    ex = manifest.exercise(key)
+    mine = profile_of(key, read, write, **counters)
+    ref = profile_of(key, **ref_counters) if ref_counters is not None else None
+    assert pr.fired(ex, dtype, mine, ref).name == rule
+    line = pr.advise(ex, "triton", mine, ref, dtype)
+    if rule == "good" and dtype == "float32":
+        assert "no TF32" in line and "tensor pipes" not in line, line
+
+
+def test_sector_use_of_zero_is_not_measured():
+    """ncu's 0% is a call without plain loads, not a kernel that uses none of its sectors."""
+    p = profile_of("lab02_matrix_add/matrix_add", **{pr.LD_SECTORS: 32e6, pr.LD_USE_PCT: 0.0,
+                                                     pr.ST_USE_PCT: 0.0})
+    assert p.load_use_pct is None and p.store_use_pct is None and p.load_width is None
+
+
+def test_two_nothings_are_not_worse_than_each_other():
+    assert not pr._worse(0.0, 0.0, 1.5, higher_is_worse=False)
+    assert not pr._worse(0.0, 0.0, 1.25)
+    assert pr._worse(0.0, 10.0, 1.5, higher_is_worse=False)
+
+
 def test_occupancy_is_no_flaw_for_a_kernel_that_keeps_dram_busy():
     p = profile_of("lab07_softmax", **{pr.OCCUPANCY_PCT: 12.0, pr.DRAM_PCT: 88.0})
     assert pr.fired(manifest.exercise("lab07_softmax"), "float32", p).name == "good"
@@ -290,7 +349,7 @@ def _sources(path: Path, impl: str, exercise: str | None = None):
 
 
 # Which corpus control triggers which rule (the GPU negative controls). No control fits
-# `low_occupancy`, `idle_tensor_pipes` or `idle_dram` yet: their CPU tests above stand in.
+# `low_occupancy` or `extra_writes` yet: their CPU tests above stand in.
 CONTROLS = [
     ("lab01_vector_add/triton_two_pass_slow.py", "triton", None, "extra_reads"),
     ("lab03_activations/triton_relu_two_pass_slow.py", "triton", "relu", "extra_reads"),
@@ -300,6 +359,8 @@ CONTROLS = [
     ("lab05_image_ops/cuda_byte_per_thread_slow.py", "cuda", "invert", "narrow_loads"),
     ("lab12_dequant/cuda_byte_per_thread_slow.py", "cuda", "dequant_int4", "narrow_loads"),
     ("lab10_matmul/triton_tf32.py", "triton", "matmul_fp32", "tf32"),
+    ("lab10_matmul/cuda_wmma_global_slow.py", "cuda", "matmul_fp16", "idle_tensor_pipes"),
+    ("lab06_reduction/triton_atomic_per_tile_slow.py", "triton", None, "idle_dram"),
 ]
 
 
@@ -318,7 +379,7 @@ def test_the_solution_is_told_it_moves_the_minimum(impl):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("control,impl,exercise,rule", CONTROLS,
-                         ids=[c[0].split("/")[1][:-3] for c in CONTROLS])
+                         ids=[c[0][:5] + "-" + c[0].split("/")[1][:-3] for c in CONTROLS])
 def test_a_control_gets_its_rule(control, impl, exercise, rule):
     ex, sources = _sources(CORPUS / control, impl, exercise)
     mine, ref = pr.run(ex, impl, sources), pr.run(ex, impl, {}, reference=True)

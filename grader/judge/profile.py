@@ -243,6 +243,13 @@ def _ratio(got: float, least: float) -> float:
     return got / least if least > 0 else math.inf if got > 0 else 1.0
 
 
+def _used(pct: float | None) -> float | None:
+    """A sector-use percentage, None where it measured nothing: 0 is what ncu reports for a
+    call without plain global loads (stores), e.g. one that copies through cp.async, TMA or
+    atomics, which these counters leave out; no instruction uses none of what it moves."""
+    return pct if pct else None
+
+
 def measure(ex: Exercise, shape: dict, dtype: str, metrics: dict[str, float]) -> Profile | None:
     """The Profile of one call from its counters; None without the DRAM byte counts."""
     if READ_BYTES not in metrics or WRITE_BYTES not in metrics:
@@ -260,7 +267,7 @@ def measure(ex: Exercise, shape: dict, dtype: str, metrics: dict[str, float]) ->
         min_write=min_write, dram_pct=metrics.get(DRAM_PCT),
         sectors_per_request=(metrics[LD_SECTORS] / requests
                              if requests and LD_SECTORS in metrics else None),
-        load_use_pct=metrics.get(LD_USE_PCT), store_use_pct=metrics.get(ST_USE_PCT),
+        load_use_pct=_used(metrics.get(LD_USE_PCT)), store_use_pct=_used(metrics.get(ST_USE_PCT)),
         occupancy_pct=metrics.get(OCCUPANCY_PCT), registers=whole(REGISTERS),
         shared_bytes=int(sum(shared)) if shared else None, block_size=whole(BLOCK_SIZE),
         limiter=min(limits, key=limits.get) if limits else None,
@@ -286,13 +293,23 @@ LOW_OCCUPANCY_PCT = 25
 BUSY_DRAM_PCT = 70  # a kernel streaming this close to peak is not helped by more warps
 NARROW = 4  # bytes per thread per load below which a load instruction carries too little
 LOW_TENSOR_PCT = 20
+TF32_TENSOR_PCT = 5  # an fp32 FMA kernel shows a percent or so of stray tensor-pipe cycles
+FLOPS_DRAM_PCT = 25  # a compute-bound kernel whose DRAM is busier than this pays for its bytes
+OUTPUT_SHARE = 0.1  # an output below this share of the minimum bytes: its stores cost nothing
 
 
 def _worse(mine, theirs, factor: float, higher_is_worse: bool = True) -> bool:
-    """`mine` is off by `factor` from the reference's `theirs` (always, without one)."""
+    """`mine` is off by `factor` from the reference's `theirs` (always, without one; never
+    when both are nothing)."""
     if theirs is None:
         return True
-    return mine >= theirs * factor if higher_is_worse else mine * factor <= theirs
+    return mine > theirs * factor if higher_is_worse else mine * factor < theirs
+
+
+def _bytes_cost(ex, p: Profile) -> bool:
+    """Memory traffic costs this kernel time: always in a memory-bound exercise; in a
+    compute-bound one (a matmul re-reads its tiles by design) only where DRAM is busy."""
+    return ex.unit == "bytes" or p.dram_pct is None or p.dram_pct >= FLOPS_DRAM_PCT
 
 
 SPREAD = 8  # sectors per load request: a warp's 32 loads landing in at least this many
@@ -304,7 +321,7 @@ def _strided(p: Profile, r: Profile | None) -> str | None:
     found = []
     if p.load_use_pct is not None and (p.sectors_per_request or 0) >= SPREAD:
         found.append((p.load_use_pct, "load", r and r.load_use_pct))
-    if p.store_use_pct is not None:
+    if p.store_use_pct is not None and p.min_write >= OUTPUT_SHARE * (p.min_read + p.min_write):
         found.append((p.store_use_pct, "store", r and r.store_use_pct))
     bad = [(use, kind) for use, kind, ref in found
            if use < COALESCED_PCT and _worse(use, ref, 1.5, higher_is_worse=False)]
@@ -312,19 +329,25 @@ def _strided(p: Profile, r: Profile | None) -> str | None:
 
 
 def _uncoalesced(ex, dtype, p: Profile, r: Profile | None) -> bool:
-    return _strided(p, r) is not None
+    return _bytes_cost(ex, p) and _strided(p, r) is not None
 
 
 def _extra_reads(ex, dtype, p: Profile, r: Profile | None) -> bool:
-    return p.read_ratio >= EXTRA and _worse(p.read_bytes, r and r.read_bytes, EXTRA)
+    return (_bytes_cost(ex, p) and p.read_ratio >= EXTRA
+            and _worse(p.read_bytes, r and r.read_bytes, EXTRA))
 
 
 def _extra_writes(ex, dtype, p: Profile, r: Profile | None) -> bool:
-    return p.write_ratio >= EXTRA and _worse(p.write_bytes, r and r.write_bytes, EXTRA)
+    """Written more than the minimum, by a share of the whole traffic that costs time (a
+    reduction's one output is a few bytes: a scratch line more is no flaw)."""
+    extra = p.write_bytes - p.min_write
+    return (_bytes_cost(ex, p) and p.write_ratio >= EXTRA
+            and extra >= (EXTRA - 1) * (p.min_read + p.min_write)
+            and _worse(p.write_bytes, r and r.write_bytes, EXTRA))
 
 
 def _tf32(ex, dtype, p: Profile, r: Profile | None) -> bool:
-    return ex.unit == "flops" and dtype == "float32" and (p.tensor_pct or 0) > 1
+    return ex.unit == "flops" and dtype == "float32" and (p.tensor_pct or 0) > TF32_TENSOR_PCT
 
 
 def _starved(p: Profile) -> bool:
@@ -333,8 +356,10 @@ def _starved(p: Profile) -> bool:
 
 
 def _low_occupancy(ex, dtype, p: Profile, r: Profile | None) -> bool:
+    """Few warps and DRAM left idle. Not in a compute-bound exercise: a register-tiled
+    matmul keeps few warps by design (its tensor pipes speak for it)."""
     return (p.occupancy_pct is not None and p.occupancy_pct < LOW_OCCUPANCY_PCT
-            and (ex.unit == "flops" or _starved(p))
+            and ex.unit == "bytes" and _starved(p)
             and _worse(p.occupancy_pct, r and r.occupancy_pct, 2, higher_is_worse=False))
 
 
@@ -359,9 +384,22 @@ def _always(ex, dtype, p, r) -> bool:
     return True
 
 
-# Costliest first: a strided access wastes up to 7/8 of every sector; re-reading costs what it
-# re-reads; occupancy, load width and idle pipes cost what latency they leave unhidden.
+# Costliest first. In a compute-bound exercise: fp32 products on the tensor pipes (a
+# precision flaw), then tensor pipes left idle; memory flaws count there only where DRAM is
+# busy. In a memory-bound one: a strided access wastes up to 7/8 of every sector; re-reading
+# costs what it re-reads; occupancy, load width and idle DRAM cost what latency they leave
+# unhidden.
 RULES = (
+    Rule("tf32", _tf32, {
+        "cuda": "the tensor pipes ran ({tensor:.0f}% busy) on float32 inputs: TF32 keeps 10 "
+                "of 23 mantissa bits - do float32 products with FMA instructions",
+        "triton": "fp32 `tl.dot` ran in TF32 (tensor pipes {tensor:.0f}% busy), which keeps "
+                  "10 of 23 mantissa bits - pass input_precision=\"ieee\""}),
+    Rule("idle_tensor_pipes", _idle_tensor_pipes, {
+        "cuda": "tensor pipes busy {tensor:.0f}% of the time{ref_tensor}: do the products "
+                "with wmma fragments fed from __shared__ tiles, not with scalar FMAs",
+        "triton": "tensor pipes busy {tensor:.0f}% of the time{ref_tensor}: feed tl.dot "
+                  "larger tiles (BLOCK_SIZE_K >= 32) of float16 and accumulate in float32"}),
     Rule("uncoalesced", _uncoalesced, {
         "cuda": "{pattern}: neighbouring threads touch distant addresses - make "
                 "threadIdx.x walk the contiguous (stride-1) dimension, and stage a tile in "
@@ -383,11 +421,6 @@ RULES = (
         "triton": "wrote {write:.1f}x the minimum bytes{than_write}: an output (or a scratch "
                   "buffer) is stored more than once - finish each value in registers and "
                   "tl.store it once"}),
-    Rule("tf32", _tf32, {
-        "cuda": "the tensor pipes ran ({tensor:.0f}% busy) on float32 inputs: TF32 keeps 10 "
-                "of 23 mantissa bits - do float32 products with FMA instructions",
-        "triton": "fp32 `tl.dot` ran in TF32 (tensor pipes {tensor:.0f}% busy), which keeps "
-                  "10 of 23 mantissa bits - pass input_precision=\"ieee\""}),
     Rule("low_occupancy", _low_occupancy, {
         "cuda": "occupancy {occ:.0f}%: {limit} - so too few warps per SM hide the memory "
                 "latency",
@@ -401,11 +434,6 @@ RULES = (
                   "instruction - give each program a contiguous block of at least 16 bytes "
                   "per lane (a larger BLOCK_SIZE, offsets built from tl.arange) so Triton "
                   "can widen the loads"}),
-    Rule("idle_tensor_pipes", _idle_tensor_pipes, {
-        "cuda": "tensor pipes busy {tensor:.0f}% of the time{ref_tensor}: do the products "
-                "with wmma fragments fed from __shared__ tiles, not with scalar FMAs",
-        "triton": "tensor pipes busy {tensor:.0f}% of the time{ref_tensor}: feed tl.dot "
-                  "larger tiles (BLOCK_SIZE_K >= 32) of float16 and accumulate in float32"}),
     Rule("idle_dram", _idle_dram, {
         "cuda": "moves the minimum bytes, but DRAM is busy only {dram:.0f}% of the "
                 "time{ref_dram}: too few bytes in flight - more elements per thread, wider "
@@ -435,7 +463,7 @@ def _limit(impl: str, p: Profile) -> str:
             else "too few programs to fill every SM (a smaller BLOCK_SIZE, more programs)")
 
 
-def _words(ex: Exercise, impl: str, p: Profile, r: Profile | None) -> dict:
+def _words(ex: Exercise, impl: str, p: Profile, r: Profile | None, dtype: str = "") -> dict:
     def than(theirs):
         return f" (the reference: {theirs:.1f}x)" if r is not None and theirs > 0 else ""
 
@@ -445,6 +473,10 @@ def _words(ex: Exercise, impl: str, p: Profile, r: Profile | None) -> dict:
         good = (f"within {within:.0f}% of the minimum bytes"
                 + (f", DRAM busy {p.dram_pct:.0f}% of the time" if p.dram_pct is not None
                    else "") + ": the kernel moves only what it must")
+    elif dtype == "float32":  # FMA products: the tensor pipes rightly stay idle
+        good = (f"{p.bytes_ratio:.1f}x the minimum bytes"
+                + (f" (the reference: {r.bytes_ratio:.1f}x)" if r is not None else "")
+                + ", no TF32: the counters see no flaw")
     else:
         good = (f"tensor pipes busy {p.tensor_pct or 0:.0f}% of the time, "
                 f"{p.bytes_ratio:.1f}x the minimum bytes" + (
@@ -482,7 +514,7 @@ def advise(ex: Exercise, impl: str, profile: Profile, reference_profile: Profile
     where it was profiled)."""
     dtype = dtype or ex.perf_dtypes[0]
     rule = fired(ex, dtype, profile, reference_profile)
-    return rule.say[impl].format(**_words(ex, impl, profile, reference_profile))
+    return rule.say[impl].format(**_words(ex, impl, profile, reference_profile, dtype))
 
 
 # --- the verdict's part ----------------------------------------------------------------------
