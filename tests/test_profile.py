@@ -264,6 +264,10 @@ MEASURED = {  # (exercise, dtype, read, write, counters, reference counters or N
         {pr.DRAM_PCT: 11.5, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.TENSOR_PCT: 40.0},
         {pr.DRAM_PCT: 2.9, pr.LD_SECTORS: 16e6, pr.LD_USE_PCT: 0.0, pr.TENSOR_PCT: 0.0},
         "tf32"),
+    "gray_from_3_byte_pixels_at_the_roof": (  # no reference (a student's own GPU)
+        "lab05_image_ops/rgb_to_gray", "uint8", 1.0, 0.83,
+        {pr.DRAM_PCT: 86.0, pr.LD_SECTORS: 32e6, pr.LD_USE_PCT: 12.5, pr.OCCUPANCY_PCT: 67.0},
+        None, "good"),
     "reduction_atomic_per_tile": (  # 4 bytes of output; 2.4 MB of atomics' lines written
         "lab06_reduction", "float32", 1.0, 602752.0,
         {pr.DRAM_PCT: 5.8, pr.ST_USE_PCT: 0.03, pr.OCCUPANCY_PCT: 56.6},

@@ -329,7 +329,11 @@ def _strided(p: Profile, r: Profile | None) -> str | None:
 
 
 def _uncoalesced(ex, dtype, p: Profile, r: Profile | None) -> bool:
-    return _bytes_cost(ex, p) and _strided(p, r) is not None
+    """Sectors wasted where it costs: DRAM left idle, or more bytes than the minimum crossing
+    it. A kernel keeping DRAM busy with the minimum bytes loses nothing to the waste (L1 and
+    L2 absorb it: a Triton load of 3-byte pixels, one byte a lane, at 86% of DRAM's peak)."""
+    return (_bytes_cost(ex, p) and (_starved(p) or p.bytes_ratio >= EXTRA)
+            and _strided(p, r) is not None)
 
 
 def _extra_reads(ex, dtype, p: Profile, r: Profile | None) -> bool:
