@@ -47,3 +47,22 @@ def device(request):
 @pytest.fixture(scope="session")
 def submission_choice(request):
     return request.config.getoption("--submission")
+
+
+# The nbgrader course of the course tests (tests/course_cases/course.py), built and graded once
+# per session. Defined here, once: a fixture imported into several test modules is a fixture
+# of each, built again for each (three builds, 170 s apiece, were seen). Session scope: under
+# xdist a group's tests may interleave with other modules' on its worker, and pytest tears a
+# module fixture down whenever the next test is elsewhere.
+@pytest.fixture(scope="session")
+def course(tmp_path_factory):
+    from course_cases.course import make_course
+
+    return make_course(tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="session")
+def graded(course):
+    from course_cases.course import grade_students
+
+    return grade_students(course)

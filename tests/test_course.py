@@ -9,7 +9,6 @@ on synthetic verdicts (`test_perf_partial_credit`).
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 import subprocess
@@ -19,66 +18,15 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
+from course_cases.course import LABS, SECRET, copy_course, gradebook_scores, nbgrader, release_path
 
 from grader import cli, manifest, release, submission
 from grader.course import autograde, build, preprocessors, regrade
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # one course
 
-LABS = [students.LAB01, students.LAB07]
 # Test ids name the op, not the lab id: `pytest -k lab01` is the student's command.
 OPS = [lab_id[6:] for lab_id in LABS]
-SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
-
-
-def nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,
-                          env=autograde.nbgrader_env(env), capture_output=True, text=True,
-                          timeout=600)
-    assert proc.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}" \
-        f"\n{proc.stderr[-3000:]}"
-    return proc.stdout + proc.stderr
-
-
-def release_path(course: Path, lab_id: str) -> Path:
-    return course / "release" / lab_id / f"{lab_id}.ipynb"
-
-
-# Session scope: under xdist a group's tests may interleave with other modules' on its
-# worker, and pytest tears a module fixture down whenever the next test is elsewhere.
-@pytest.fixture(scope="session")
-def course(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("course")
-    assert cli.main(["course", "build", str(root)]) == 0
-    for lab_id in LABS:
-        nbgrader(root, "generate_assignment", lab_id, "--force")
-    return root
-
-
-@pytest.fixture(scope="session")
-def graded(course: Path) -> Path:
-    """Every fake student handed in and autograded; the gradebook holds the result."""
-    for name, (lab_id, make, _) in students.STUDENTS.items():
-        lab = manifest.get(lab_id)
-        nb = make(lab, nbformat.read(release_path(course, lab_id), as_version=4))
-        folder = course / "submitted" / name / lab_id
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{lab_id}.ipynb")
-    os.environ[regrade.check.SECRET_ENV] = SECRET  # the instructor's environment
-    try:
-        assert cli.main(["course", "autograde", str(course), "lab01", "--device", "cpu"]) == 0
-        nbgrader(course, "autograde", students.LAB07, "--force", env={"TCLAB_DEVICE": "cpu"})
-    finally:
-        os.environ.pop(regrade.check.SECRET_ENV, None)
-    return course
-
-
-def gradebook_scores(course: Path, lab_id: str, student: str) -> dict[str, tuple[float, float]]:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", build.COURSE_ID) as gb:
-        sub = gb.find_submission(lab_id, student)
-        return {g.name: (g.score, g.max_score) for nb in sub.notebooks for g in nb.grades}
 
 
 def autograded(course: Path, lab_id: str, student: str):
@@ -240,12 +188,6 @@ def test_a_submission_over_its_limit_is_killed_and_zeroed(graded, tmp_path):
     assert not left, f"processes outlived the kill: {left}"
 
 
-def _copy(graded: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "course"
-    shutil.copytree(graded, root)  # the config finds its root from its own path
-    return root
-
-
 def _digest(path: Path) -> str:
     import hashlib
 
@@ -255,7 +197,7 @@ def _digest(path: Path) -> str:
 def test_a_task_never_writes_the_gradebook_and_finish_does(graded, tmp_path):
     """A grading task (one per submission, in parallel or on Slurm) writes only its outcome
     and staged notebook; `finish()`, one process, imports them into the gradebook."""
-    root = _copy(graded, tmp_path)
+    root = copy_course(graded, tmp_path)
     lab = manifest.get(students.LAB01)
     nb = students.solution(lab, nbformat.read(release_path(root, lab.id), as_version=4))
     folder = root / "submitted" / "late" / lab.id
@@ -277,7 +219,7 @@ def test_a_task_never_writes_the_gradebook_and_finish_does(graded, tmp_path):
 
 def test_a_task_that_dies_without_a_result_is_run_once_more_then_reported(
         graded, tmp_path, monkeypatch):
-    root = _copy(graded, tmp_path)
+    root = copy_course(graded, tmp_path)
     crash = [sys.executable, "-c", "print('the node went away'); raise SystemExit(3)"]
     monkeypatch.setattr(autograde, "task_command", lambda *a: crash)
     out = autograde.run_one(root, students.LAB01, "solution", "cpu", None, limit=60)
@@ -292,7 +234,7 @@ def test_the_import_refuses_a_staged_notebook_of_other_cells(graded, tmp_path):
     a submission handed in again since) is not imported."""
     from grader.course import task
 
-    root = _copy(graded, tmp_path)
+    root = copy_course(graded, tmp_path)
     staged = root / task.STAGED / "solution" / students.LAB01 / f"{students.LAB01}.ipynb"
     staged.chmod(0o644)
     nb = nbformat.read(staged, as_version=4)
@@ -310,7 +252,7 @@ def test_the_tasks_and_plain_nbgrader_give_the_same_verdicts(graded, tmp_path):
     the notebook's execution): the same verdicts, check by check."""
     import json
 
-    root = _copy(graded, tmp_path)
+    root = copy_course(graded, tmp_path)
     who = ["solution", "patched_solution", "stub"]
     for student in who:
         nbgrader(root, "autograde", students.LAB01, "--student", student, "--force",

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
-from test_course import gradebook_scores, nbgrader, release_path
+from course_cases.course import gradebook_scores, nbgrader, release_path
 
 from grader import cli, manifest, submission
 from grader.course import autograde, leakcheck

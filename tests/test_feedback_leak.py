@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
-from test_course import _copy, course, graded, nbgrader  # noqa: F401 - session fixtures
+from course_cases.course import copy_course, nbgrader
 
 from grader import cli, manifest
 from grader.course import leakcheck
@@ -18,9 +18,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_cours
 
 
 @pytest.fixture(scope="module")
-def fed_back(graded, tmp_path_factory) -> Path:  # noqa: F811 - the imported fixture
+def fed_back(graded, tmp_path_factory) -> Path:
     """A copy of the graded course with lab01's feedback generated."""
-    root = _copy(graded, tmp_path_factory.mktemp("feedback"))
+    root = copy_course(graded, tmp_path_factory.mktemp("feedback"))
     nbgrader(root, "generate_feedback", students.LAB01, "--force")
     return root
 
@@ -47,7 +47,7 @@ def test_a_student_s_own_solution_lines_are_no_leak(fed_back):
 
 
 def test_a_hidden_test_line_planted_in_feedback_fails_naming_it(fed_back, tmp_path, capsys):
-    root = _copy(fed_back, tmp_path)
+    root = copy_course(fed_back, tmp_path)
     lab = manifest.get(students.LAB01)
     hidden = leakcheck.secret_lines([lab], kinds=("hidden test",))
     line = next(iter(hidden))
@@ -66,7 +66,7 @@ def test_a_hidden_test_line_planted_in_feedback_fails_naming_it(fed_back, tmp_pa
 
 
 def test_a_course_secret_in_feedback_fails(fed_back, tmp_path):
-    root = _copy(fed_back, tmp_path)
+    root = copy_course(fed_back, tmp_path)
     secrets = leakcheck.course_secrets(root)
     assert secrets, "the course has a grading secret"
     page = _pages(root)[-1]

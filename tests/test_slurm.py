@@ -21,7 +21,7 @@ import nbformat
 import pytest
 import slurm_cluster  # tests/ is on sys.path under pytest
 from course_cases import students
-from test_course import gradebook_scores, nbgrader, release_path
+from course_cases.course import gradebook_scores, nbgrader, release_path
 
 from grader import cli, manifest
 from grader.course import autograde, slurm

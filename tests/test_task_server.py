@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
-from test_course import _copy, course, graded  # noqa: F401 - session fixtures
+from course_cases.course import copy_course
 
 from grader import manifest
 from grader.course import autograde
@@ -16,8 +16,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_cours
 LAB = students.LAB01
 
 
-def test_a_forked_task_grades_as_a_task_of_its_own_without_the_start_up(graded, tmp_path):  # noqa: F811 - the fixture
-    root = _copy(graded, tmp_path)
+def test_a_forked_task_grades_as_a_task_of_its_own_without_the_start_up(graded, tmp_path):
+    root = copy_course(graded, tmp_path)
     server = autograde.TaskServer(root, "cpu", None)
     try:
         out = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
@@ -31,10 +31,10 @@ def test_a_forked_task_grades_as_a_task_of_its_own_without_the_start_up(graded, 
         assert final.scores[f"test_{impl}"] == (points[impl], points[impl]), final.scores
 
 
-def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp_path):  # noqa: F811 - the fixture
+def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp_path):
     import psutil
 
-    root = _copy(graded, tmp_path)
+    root = copy_course(graded, tmp_path)
     server = autograde.TaskServer(root, "cpu", None)
     try:
         argv = autograde.task_command(root, LAB, "solution", "cpu", 600)[3:]
@@ -50,8 +50,8 @@ def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp
     assert not server.alive()
 
 
-def test_a_server_that_dies_costs_a_retry_in_a_process_of_its_own(graded, tmp_path):  # noqa: F811 - the fixture
-    root = _copy(graded, tmp_path)
+def test_a_server_that_dies_costs_a_retry_in_a_process_of_its_own(graded, tmp_path):
+    root = copy_course(graded, tmp_path)
     server = autograde.TaskServer(root, "cpu", None)
     server.proc.kill()
     server.proc.wait()

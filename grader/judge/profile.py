@@ -343,7 +343,7 @@ def _extra_reads(ex, dtype, p: Profile, r: Profile | None) -> bool:
 
 def _extra_writes(ex, dtype, p: Profile, r: Profile | None) -> bool:
     """Written more than the minimum, by a share of the whole traffic that costs time (a
-    reduction's one output is a few bytes: a scratch line more is no flaw)."""
+    single sum is a few bytes of output: a scratch line more is no flaw)."""
     extra = p.write_bytes - p.min_write
     return (_bytes_cost(ex, p) and p.write_ratio >= EXTRA
             and extra >= (EXTRA - 1) * (p.min_read + p.min_write)

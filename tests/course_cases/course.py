@@ -1,0 +1,73 @@
+"""The nbgrader course the course tests share: built once per test session (the `course` and
+`graded` fixtures in tests/conftest.py), with the fake students of students.py handed in and
+autograded, and the helpers that read it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from course_cases import students
+from grader import cli, manifest
+from grader.course import autograde, build, regrade
+
+LABS = [students.LAB01, students.LAB07]
+SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
+
+
+def nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,
+                          env=autograde.nbgrader_env(env), capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}" \
+        f"\n{proc.stderr[-3000:]}"
+    return proc.stdout + proc.stderr
+
+
+def release_path(course: Path, lab_id: str) -> Path:
+    return course / "release" / lab_id / f"{lab_id}.ipynb"
+
+
+def make_course(root: Path) -> Path:
+    """A course built in `root` with its labs released through nbgrader."""
+    assert cli.main(["course", "build", str(root)]) == 0
+    for lab_id in LABS:
+        nbgrader(root, "generate_assignment", lab_id, "--force")
+    return root
+
+
+def grade_students(course: Path) -> Path:
+    """Every fake student handed in and autograded; the gradebook holds the result."""
+    for name, (lab_id, make, _) in students.STUDENTS.items():
+        lab = manifest.get(lab_id)
+        nb = make(lab, nbformat.read(release_path(course, lab_id), as_version=4))
+        folder = course / "submitted" / name / lab_id
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{lab_id}.ipynb")
+    os.environ[regrade.check.SECRET_ENV] = SECRET  # the instructor's environment
+    try:
+        assert cli.main(["course", "autograde", str(course), "lab01", "--device", "cpu"]) == 0
+        nbgrader(course, "autograde", students.LAB07, "--force", env={"TCLAB_DEVICE": "cpu"})
+    finally:
+        os.environ.pop(regrade.check.SECRET_ENV, None)
+    return course
+
+
+def gradebook_scores(course: Path, lab_id: str, student: str) -> dict[str, tuple[float, float]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", build.COURSE_ID) as gb:
+        sub = gb.find_submission(lab_id, student)
+        return {g.name: (g.score, g.max_score) for nb in sub.notebooks for g in nb.grades}
+
+
+def copy_course(graded: Path, tmp_path: Path) -> Path:
+    """A copy of the graded course to change: the shared one stays as graded."""
+    root = tmp_path / "course"
+    shutil.copytree(graded, root)  # the config finds its root from its own path
+    return root
