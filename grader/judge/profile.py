@@ -467,7 +467,7 @@ def _limit(impl: str, p: Profile) -> str:
             else "too few programs to fill every SM (a smaller BLOCK_SIZE, more programs)")
 
 
-def _words(ex: Exercise, impl: str, p: Profile, r: Profile | None, dtype: str = "") -> dict:
+def _words(ex: Exercise, impl: str, p: Profile, r: Profile | None, dtype: str) -> dict:
     def than(theirs):
         return f" (the reference: {theirs:.1f}x)" if r is not None and theirs > 0 else ""
 
