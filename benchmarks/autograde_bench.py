@@ -10,7 +10,9 @@ the whole run's time, the scores.
 --mode nbgrader  one `nbgrader autograde --student S` per submission, one after another: the
                  course's plain nbgrader path, everything in turn (the baseline)
 
-Writes OUT/autograde-LAB-MODE-gGPUS.json (every outcome, phases, totals) and prints a table.
+Writes OUT/autograde-LAB-MODE-gGPUS.json (every outcome, phases, totals) and prints a table;
+with TCLAB_TRACE=1 the tasks' logs, time stamps of every check's worker in them, go to
+OUT/logs-LAB-MODE-gGPUS/.
 On a CPU the numbers are the CPU's: this measures the grader's overhead, not a kernel.
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -33,10 +37,10 @@ from course_cases import students  # noqa: E402
 
 from grader import cli, manifest  # noqa: E402
 from grader import device as dev  # noqa: E402
-from grader.course import autograde, task  # noqa: E402
+from grader.course import autograde, build, task  # noqa: E402
 
 PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrader",
-          "correctness (sum)", "memcheck (sum)", "perf (sum)")
+          "correctness (sum)", "memcheck (sum)", "perf (sum)", "profile (sum)")
 
 
 def make_course(root: Path, lab, n: int) -> list[str]:
@@ -80,6 +84,35 @@ def run_nbgrader(root: Path, lab, who: list[str], device: str) -> list[dict]:
     return rows
 
 
+def trace_table(logs: Path) -> list[str]:
+    """From the tasks' logs (TCLAB_TRACE=1): each worker run's seconds, from the task's first
+    request, to its request, its module loaded and its end; medians over the submissions."""
+    import re
+
+    seen: dict[str, dict[str, list[float]]] = {}
+    for log in sorted(logs.glob("*.log")):
+        stamps = [(float(m[1]), m[2], m[3]) for m in re.finditer(
+            r"^tclab-trace ([\d.]+) \[([^\]]+)\] (.+)$", log.read_text(), re.M)]
+        if not stamps:
+            continue
+        start, runs = min(s[0] for s in stamps), {}
+        for when, label, what in sorted(stamps):
+            if what == "request sent":  # a label's second run (memcheck's tools): label #2
+                n = sum(k == label or k.startswith(label + " #") for k in runs)
+                runs[label if n == 0 else f"{label} #{n + 1}"] = {"sent": when - start}
+                continue
+            key = max((k for k in runs if k == label or k.startswith(label + " #")),
+                      key=lambda k: runs[k]["sent"], default=None)
+            if key is not None and what in ("loaded", "ended"):
+                runs[key][what] = when - start
+        for key, marks in runs.items():
+            for mark, s in marks.items():
+                seen.setdefault(key, {}).setdefault(mark, []).append(s)
+    rows = sorted(seen.items(), key=lambda kv: statistics.median(kv[1]["sent"]))
+    return [f"  {key}: " + ", ".join(f"{mark} {statistics.median(v):.1f}"
+                                     for mark, v in marks.items()) for key, marks in rows]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -107,6 +140,12 @@ def main(argv=None) -> int:
             else:
                 rows = run_nbgrader(root, lab, who, device)
             total = time.monotonic() - started
+            if os.environ.get("TCLAB_TRACE") == "1":  # the tasks' logs hold the time stamps
+                logs = root / build.STATE / "logs" / lab.id
+                shutil.copytree(logs, out_dir / f"logs-{lab.id}-{args.mode}-g{gpus}",
+                                dirs_exist_ok=True)
+                print("  worker runs (median s from the task's first request):\n" +
+                      "\n".join(trace_table(logs)), flush=True)
         result = {"lab": lab.id, "mode": args.mode, "device": device, "gpus": gpus,
                   "n": args.n, "total_s": round(total, 1),
                   "median_s": statistics.median(r["seconds"] for r in rows),

@@ -159,6 +159,27 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+def _echo_trace(path: Path, offset: int, request: Request, begun: float) -> None:
+    """`TCLAB_TRACE=1`: the worker's time stamps (`grader.trace`) for this run, copied
+    to this process's stderr (a grading task's log) under a label naming the run, with the
+    wall-clock time the request was sent: where a check's seconds went, read from one log."""
+    if os.environ.get("TCLAB_TRACE") != "1":
+        return
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            lines = [s for s in f.read().decode(errors="replace").splitlines()
+                     if s.startswith("tclab-trace ")]
+    except OSError:
+        return
+    label = f"{request.exercise} {request.impl} {request.mode} {request.role} {request.dtype}"
+    sys.stderr.write(f"tclab-trace {begun:.3f} [{label}] request sent\n" +
+                     "".join(f"tclab-trace {s[12:].split(' ', 1)[0]} [{label}] "
+                             f"{s[12:].split(' ', 1)[-1]}\n" for s in lines) +
+                     f"tclab-trace {time.time():.3f} [{label}] ended\n")
+    sys.stderr.flush()
+
+
 def _tail(path: Path, lines: int, offset: int = 0) -> str:
     try:
         with open(path, "rb") as f:
@@ -368,7 +389,7 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
     if started is None:
         started = start(request.device, wrapper, env,
                         request.lab if request.role == "reference" else None)
-    begun = time.monotonic()
+    begun, sent = time.monotonic(), time.time()
     try:
         request.workdir = str(started.out_path.parent)
         link = Link(started.proc.stdin, begun + timeout)
@@ -381,6 +402,7 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         # Under a wrapper (compute-sanitizer) its report comes before the traceback it causes.
         outcome.output = _tail(started.out_path, 400 if started.wrapped else 15)
         outcome.seconds = round(time.monotonic() - begun, 2)
+        _echo_trace(started.out_path, 0, request, sent)
         return outcome
     finally:
         started.close()
@@ -414,7 +436,7 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
             env: dict | None) -> Outcome:
     """`run()` through the session's server: the request goes to the server, which forks a
     child for it; the child's pipes are the server's, its end is the server's status line."""
-    started = time.monotonic()
+    started, sent = time.monotonic(), time.time()
     role = serve_role(request)
     srv = own.server(request.device, role,
                      request.lab if request.role == "reference" else None)
@@ -456,4 +478,5 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
         own.discard(request.device, role)  # killed now: nothing of this run reaches the next
     outcome.output = _tail(srv.out_path, 15, offset)  # this run's part of the server's output
     outcome.seconds = round(time.monotonic() - started, 2)
+    _echo_trace(srv.out_path, offset, request, sent)
     return outcome

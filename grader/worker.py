@@ -21,13 +21,7 @@ import sys
 import traceback
 from pathlib import Path
 
-
-def trace(what: str) -> None:
-    """`TCLAB_TRACE=1`: a time stamp on stderr (the run's output) where a worker's time goes."""
-    if os.environ.get("TCLAB_TRACE") == "1":
-        import time
-
-        os.write(2, f"tclab-trace {time.time():.3f} {what}\n".encode())
+from grader.trace import trace
 
 
 class Channel:

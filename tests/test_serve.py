@@ -249,3 +249,25 @@ def test_a_wrappers_report_after_the_worker_exits_is_kept():
     out = grading._converse(request, grading.CaseMemo().get(EX, ["public"], "float32")[:1],
                             lambda *_: True, 120, wrapper=wrapper)
     assert out.error is None and "WRAPPER-REPORT" in out.output, out.output
+
+
+@pytest.mark.parametrize("serve", ["1", "0"])
+def test_a_traced_check_logs_where_its_seconds_went(device, monkeypatch, capfd, serve):
+    """TCLAB_TRACE=1: the worker's time stamps reach the grading process's stderr (a task's
+    log), labelled with the run, in order: request sent, module loaded, ended."""
+    monkeypatch.setenv("TCLAB_TRACE", "1")
+    monkeypatch.setenv("TCLAB_SERVE", serve)
+    with runner.session():
+        assert grade(HONEST, device).correct
+    label = f"[{EX.key} triton check student {EX.dtypes[0]}]"
+    stamps = {line.split(label, 1)[1].strip(): float(line.split()[1])
+              for line in capfd.readouterr().err.splitlines()
+              if line.startswith("tclab-trace ") and label in line}
+    assert {"request sent", "loaded", "ended"} <= set(stamps), stamps
+    assert stamps["request sent"] <= stamps["loaded"] <= stamps["ended"], stamps
+
+
+def test_an_untraced_check_logs_nothing(device, capfd):
+    with runner.session():
+        assert grade(HONEST, device).correct
+    assert "tclab-trace" not in capfd.readouterr().err

@@ -12,6 +12,7 @@ from __future__ import annotations
 from grader import bench, check
 from grader.judge.verdict import Message, Verdict
 from grader.manifest import IMPL_WORDS, Exercise
+from grader.trace import trace
 
 
 class Refused(Exception):
@@ -70,11 +71,13 @@ def measure(ex: Exercise, impl: str, fn, role: str, timer, watch, launches, plan
                                       secret_=seed_salt)
 
             times, refused = {}, None
+            trace(f"{suite} {dtype} shape {index} ({role}): rounds start")
             try:
                 times = bench.time_rounds(ex, shape, dtype, fns, timer, bench.ROUNDS[suite],
                                           seed_of, recheck)
             except Refused as exc:
                 refused = list(exc.args)
+            trace(f"{suite} {dtype} shape {index} ({role}): rounds done")
             send(Message(event="perf", suite=suite, index=index, repeat=rep, dtype=dtype,
                          times=times, refused=refused, tampered=watch.tampered()))
             if refused:

@@ -674,7 +674,7 @@ def profiled(launcher):
     off` makes ncu profile only there). Without a GPU, the two calls and nothing else."""
     import torch
 
-    from grader.worker import trace
+    from grader.trace import trace
 
     gpu = torch.cuda.is_available()
 

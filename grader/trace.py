@@ -1,0 +1,16 @@
+"""`TCLAB_TRACE=1`: time stamps on stderr where a check's seconds go.
+
+A worker's stamps land in its output; `grader.runner` copies them into the grading process's
+stderr (a grading task's log), labelled with the run they belong to.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def trace(what: str) -> None:
+    if os.environ.get("TCLAB_TRACE") == "1":
+        import time
+
+        os.write(2, f"tclab-trace {time.time():.3f} {what}\n".encode())
