@@ -90,6 +90,12 @@ def copy_roof() -> dict:
     return roof
 
 
+def gpu_id() -> str:
+    """This process's GPU, told apart from its twins on the same machine (its UUID)."""
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return f"{props.name} {getattr(props, 'uuid', torch.cuda.current_device())}"
+
+
 def device_info() -> dict:
     props = torch.cuda.get_device_properties(0)
     info = {"gpu": props.name, "sms": props.multi_processor_count,

@@ -206,20 +206,64 @@ class ReferenceFailed(RuntimeError):
     """The hidden reference did not run: an installation problem, never the student's."""
 
 
-def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
-            dtypes: list[str], repeat: int = 1) -> Outcome:
-    """`repeat` complete measurements of every perf shape in each dtype: the reference first,
-    in a worker of its own, then the student's launcher in another; the student's messages
-    come back with the reference's times merged in."""
-    plan = {"dtypes": dtypes, "repeat": repeat, "sweep": sweep}
+# Seconds for which the reference's times, measured on one GPU, serve the checks after on it
+# (`tclab course autograde` sets it: one reference run per exercise and implementation, not
+# one per submission); 0 or unset: every perf check measures its reference itself.
+REFERENCE_MAX_AGE_ENV = "TCLAB_REFERENCE_MAX_AGE"
+
+
+def _kept_times(ex: Exercise, impl: str, plan: dict) -> Path:
+    """Where the reference's times for `plan` on this GPU are kept (the reference cache, which
+    no student process can read)."""
+    from grader import paths, reference
+
+    return paths.CACHE / "reference" / "times" / \
+        f"{reference.digest(ex, impl, plan, bench.gpu_id())}.json"
+
+
+def reference_times(ex: Exercise, impl: str, plan: dict, timeout: float | None,
+                    fresh: bool = False) -> list:
+    """The reference's perf messages for `plan`: measured now, in a worker of its own; or,
+    unless `fresh`, those an earlier check measured on this GPU no more than
+    TCLAB_REFERENCE_MAX_AGE seconds ago."""
+    import json
+    import os
+
+    from grader.judge.verdict import Message
+
+    max_age = float(os.environ.get(REFERENCE_MAX_AGE_ENV) or 0)
+    kept = _kept_times(ex, impl, plan) if max_age > 0 else None
+    if kept is not None and not fresh:
+        try:
+            saved = json.loads(kept.read_text())
+            if 0 <= time.time() - saved["measured_at"] <= max_age:
+                return [m for m in map(Message.from_json, saved["messages"]) if m is not None]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # none kept, or unreadable: measured again
     ref = runner.run(_request(ex, impl, "gpu", "perf", {}, perf=plan, role="reference"),
                      timeout)
     if ref.error is not None or ref.timed_out:
         raise ReferenceFailed(f"the reference {ex.key} {impl} could not be measured (the "
                               "grader's installation, not your code): "
                            f"{ref.error.message if ref.error else 'timed out'}\n{ref.output}")
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"measured_at": time.time(),
+                                   "messages": [m.to_json() for m in ref.messages]}))
+        tmp.replace(kept)  # whole or absent: a check on another GPU slot may read it
+    return ref.messages
+
+
+def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep: bool,
+            dtypes: list[str], repeat: int = 1, fresh: bool = False) -> Outcome:
+    """`repeat` complete measurements of every perf shape in each dtype: the reference's
+    (`reference_times`), then the student's launcher in a worker of its own; the student's
+    messages come back with the reference's times merged in."""
+    plan = {"dtypes": dtypes, "repeat": repeat, "sweep": sweep}
+    theirs = reference_times(ex, impl, plan, timeout, fresh)
     mine = runner.run(_request(ex, impl, "gpu", "perf", sources, perf=plan), timeout)
-    mine.messages = perf.merge(mine.messages, ref.messages)
+    mine.messages = perf.merge(mine.messages, theirs)
     return mine
 
 
@@ -249,7 +293,8 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
         verdict = perf.decide(ex, impl, dtype, first.messages, roof, info)
         if perf.near_bar(ex, verdict):
             try:
-                again = measure(ex, impl, sources, timeout, False, [dtype])
+                # near the bar: the reference is measured again too, now
+                again = measure(ex, impl, sources, timeout, False, [dtype], fresh=True)
             except ReferenceFailed:
                 again = Outcome()
             verdict = perf.decide(ex, impl, dtype, first.messages + again.messages, roof, info)

@@ -25,6 +25,20 @@ def available(ex: Exercise, impl: str) -> bool:
     return path(ex, impl).exists()
 
 
+def digest(ex: Exercise, impl: str, *also) -> str:
+    """What a result measured on the reference depends on: its folder's files, and `also`
+    (the case, the GPU, ...), as one hex key for a file kept under the reference cache."""
+    import hashlib
+    import json
+
+    folder = path(ex, impl).parent
+    h = hashlib.sha256()
+    for f in sorted(folder.rglob("*.py")):
+        h.update(f.name.encode() + f.read_bytes())
+    h.update(json.dumps([ex.key, impl, *also], sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
 def shared(reference_file: str, stem: str):
     """A module beside a reference file (`shared(__file__, "elementwise_cuda")`), loaded once
     per process: several exercises' launchers can share one kernel and its tuning."""

@@ -37,6 +37,9 @@ from grader.course import build
 from grader.judge.verdict import Grade
 
 STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tasks
+# The reference's times serve every submission graded on the same GPU within this many
+# seconds (grading.REFERENCE_MAX_AGE_ENV; TCLAB_REFERENCE_MAX_AGE=0 measures it per check).
+REFERENCE_MAX_AGE = 600.0
 
 
 def load_config(root: Path, **overrides):
@@ -102,6 +105,7 @@ def grade(root: Path, lab_id: str, student: str, device: str,
         print(f"not graded: {exc}", flush=True)
         return out
     os.environ["TCLAB_DEVICE"] = device  # the regrade and the notebook's kernel read it
+    os.environ.setdefault(grading.REFERENCE_MAX_AGE_ENV, f"{REFERENCE_MAX_AGE:g}")
     private = _private_gradebook(root, student, lab_id)
     config = load_config(root, **{"CourseDirectory.db_url": f"sqlite:///{private}",
                                   "CourseDirectory.autograded_directory": STAGED,

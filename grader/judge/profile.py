@@ -605,18 +605,10 @@ def _kept(ex: Exercise, impl: str):
     """Where the reference's profile is kept: under the reference cache (no student process
     sees it), keyed by everything it depends on: the reference folder's files, the case, the
     metric set and the GPU."""
-    import hashlib
-    import json
-
     from grader import bench, paths, reference
 
-    folder = reference.path(ex, impl).parent
-    digest = hashlib.sha256()
-    for f in sorted(folder.rglob("*.py")):
-        digest.update(f.name.encode() + f.read_bytes())
-    digest.update(json.dumps([ex.key, impl, case(ex), METRICS,
-                              bench.device_info().get("gpu")], sort_keys=True).encode())
-    return paths.CACHE / "reference" / "profiles" / f"{digest.hexdigest()[:32]}.json"
+    key = reference.digest(ex, impl, case(ex), METRICS, bench.device_info().get("gpu"))
+    return paths.CACHE / "reference" / "profiles" / f"{key}.json"
 
 
 def reference_run(ex: Exercise, impl: str, timeout: float | None = None,
