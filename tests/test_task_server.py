@@ -59,3 +59,23 @@ def test_a_server_that_dies_costs_a_retry_in_a_process_of_its_own(graded, tmp_pa
     out = autograde.run_one(root, LAB, "stub", "cpu", None, 600, server)  # quickest to grade
     assert out.status == "graded", out
     assert out.wall["start-up"] > 1.0, out.wall  # not forked: it imported for itself
+
+
+def test_the_backstop_kills_only_the_process_it_started():
+    """A task's pid, once the task has ended and been reaped, may name a later process: the
+    backstop compares start times and leaves such a process alone."""
+    import subprocess
+    import sys
+
+    import psutil
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        created = psutil.Process(proc.pid).create_time()
+        autograde.kill_family(proc.pid, itself=True, created=created - 5.0)  # another's pid
+        assert proc.poll() is None, "a process that is not the task's was killed"
+        autograde.kill_family(proc.pid, itself=True, created=created)  # the task itself
+        assert proc.wait(timeout=10) != 0
+    finally:
+        proc.kill()
+        proc.wait()

@@ -114,13 +114,17 @@ def log_path(root: Path, lab_id: str, student: str) -> Path:
     return Path(root) / build.STATE / "logs" / lab_id / f"{student}.log"
 
 
-def kill_family(pid: int, itself: bool = False) -> None:
+def kill_family(pid: int, itself: bool = False, created: float | None = None) -> None:
     """Every descendant of `pid` (nbgrader's kernel and the check subprocesses run in sessions
-    of their own, so a process group does not hold them), and `pid` too if `itself`."""
+    of their own, so a process group does not hold them), and `pid` too if `itself`. With
+    `created` (its start time, psutil's create_time), nothing if `pid` now names another
+    process: one that ended and was reaped can have its pid reused within a grading run."""
     import psutil
 
     try:
         me = psutil.Process(pid)
+        if created is not None and abs(me.create_time() - created) > 0.01:
+            return
         family = me.children(recursive=True) + ([me] if itself else [])
     except psutil.NoSuchProcess:
         return
@@ -188,7 +192,7 @@ class TaskServer:
             return -1
         answer = self._answer(timeout)
         if answer is None:
-            kill_family(started["pid"], itself=True)
+            kill_family(started["pid"], itself=True, created=started.get("created"))
             self._answer(60)
             return None
         return answer.get("rc", -1)

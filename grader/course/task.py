@@ -162,13 +162,25 @@ def _since_start() -> float:
     return time.time() - psutil.Process().create_time()
 
 
+def _created(pid: int) -> float | None:
+    """The start time of our child `pid` (unreaped: its pid is still its own), by which the
+    parent's backstop tells it from a later process given the same pid."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.NoSuchProcess:
+        return None
+
+
 def serve() -> None:
     """`python -m grader.course.task --serve`: a task server, one per GPU slot of `tclab course
     autograde`. It imports what a task needs (torch, nbgrader, the grader: seconds) once, then
     for each request line on stdin, {"argv": [task arguments], "log": path, "append": bool},
     forks a child that runs the task as `main(argv)` would in a fresh process, with its output
-    in the log; it answers {"pid": child} at once and {"rc": exit code} once the child has
-    ended. It makes no CUDA call itself: every child starts from the same clean state."""
+    in the log; it answers {"pid": child, "created": its start time} at once and
+    {"rc": exit code} once the child has ended. It makes no CUDA call itself: every child
+    starts from the same clean state."""
     from nbgrader.apps import NbGraderAPI  # noqa: F401 - imported once, for every child
     from nbgrader.coursedir import CourseDirectory  # noqa: F401
 
@@ -198,7 +210,7 @@ def serve() -> None:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        print(json.dumps({"pid": pid}), flush=True)
+        print(json.dumps({"pid": pid, "created": _created(pid)}), flush=True)
         _, status = os.waitpid(pid, 0)
         print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
 
