@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -38,6 +37,8 @@ from course_cases import students  # noqa: E402
 from grader import cli, manifest  # noqa: E402
 from grader import device as dev  # noqa: E402
 from grader.course import autograde, build, task  # noqa: E402
+from grader.trace import PREFIX  # noqa: E402
+from grader.trace import enabled as trace_enabled  # noqa: E402
 
 PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrader",
           "correctness (sum)", "memcheck (sum)", "perf (sum)", "profile (sum)")
@@ -92,22 +93,16 @@ def trace_table(logs: Path) -> list[str]:
     seen: dict[str, dict[str, list[float]]] = {}
     for log in sorted(logs.glob("*.log")):
         stamps = [(float(m[1]), m[2], m[3]) for m in re.finditer(
-            r"^tclab-trace ([\d.]+) \[([^\]]+)\] (.+)$", log.read_text(), re.M)]
-        if not stamps:
-            continue
-        start, runs = min(s[0] for s in stamps), {}
-        for when, label, what in sorted(stamps):
-            if what == "request sent":  # a label's second run (memcheck's tools): label #2
-                n = sum(k == label or k.startswith(label + " #") for k in runs)
-                runs[label if n == 0 else f"{label} #{n + 1}"] = {"sent": when - start}
+            rf"^{PREFIX}([\d.]+) \[([^\]]+)\] (.+)$", log.read_text(), re.M)]
+        start, count, current = min((s[0] for s in stamps), default=0.0), {}, {}
+        for when, label, what in stamps:  # one run's stamps are one block, its request first
+            if what == "request sent":
+                count[label] = count.get(label, 0) + 1  # memcheck's two tools share a label
+                key = label if count[label] == 1 else f"{label} #{count[label]}"
+                current[label], what = seen.setdefault(key, {}), "sent"
+            elif what not in ("loaded", "ended") or label not in current:
                 continue
-            key = max((k for k in runs if k == label or k.startswith(label + " #")),
-                      key=lambda k: runs[k]["sent"], default=None)
-            if key is not None and what in ("loaded", "ended"):
-                runs[key][what] = when - start
-        for key, marks in runs.items():
-            for mark, s in marks.items():
-                seen.setdefault(key, {}).setdefault(mark, []).append(s)
+            current[label].setdefault(what, []).append(when - start)
     rows = sorted(seen.items(), key=lambda kv: statistics.median(kv[1]["sent"]))
     return [f"  {key}: " + ", ".join(f"{mark} {statistics.median(v):.1f}"
                                      for mark, v in marks.items()) for key, marks in rows]
@@ -140,7 +135,7 @@ def main(argv=None) -> int:
             else:
                 rows = run_nbgrader(root, lab, who, device)
             total = time.monotonic() - started
-            if os.environ.get("TCLAB_TRACE") == "1":  # the tasks' logs hold the time stamps
+            if trace_enabled():  # the tasks' logs hold the time stamps
                 logs = root / build.STATE / "logs" / lab.id
                 shutil.copytree(logs, out_dir / f"logs-{lab.id}-{args.mode}-g{gpus}",
                                 dirs_exist_ok=True)

@@ -163,20 +163,20 @@ def _echo_trace(path: Path, offset: int, request: Request, begun: float) -> None
     """`TCLAB_TRACE=1`: the worker's time stamps (`grader.trace`) for this run, copied
     to this process's stderr (a grading task's log) under a label naming the run, with the
     wall-clock time the request was sent: where a check's seconds went, read from one log."""
-    if os.environ.get("TCLAB_TRACE") != "1":
+    from grader.trace import PREFIX, enabled
+
+    if not enabled():
         return
     try:
         with open(path, "rb") as f:
             f.seek(offset)
-            lines = [s for s in f.read().decode(errors="replace").splitlines()
-                     if s.startswith("tclab-trace ")]
+            stamps = [s[len(PREFIX):].split(" ", 1) for s in
+                      f.read().decode(errors="replace").splitlines() if s.startswith(PREFIX)]
     except OSError:
         return
     label = f"{request.exercise} {request.impl} {request.mode} {request.role} {request.dtype}"
-    sys.stderr.write(f"tclab-trace {begun:.3f} [{label}] request sent\n" +
-                     "".join(f"tclab-trace {s[12:].split(' ', 1)[0]} [{label}] "
-                             f"{s[12:].split(' ', 1)[-1]}\n" for s in lines) +
-                     f"tclab-trace {time.time():.3f} [{label}] ended\n")
+    stamps = [(f"{begun:.3f}", "request sent"), *stamps, (f"{time.time():.3f}", "ended")]
+    sys.stderr.write("".join(f"{PREFIX}{when} [{label}] {what}\n" for when, what in stamps))
     sys.stderr.flush()
 
 

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import os
 
+PREFIX = "tclab-trace "  # a stamp's line: PREFIX, the wall-clock time, what happened
+
+
+def enabled() -> bool:
+    return os.environ.get("TCLAB_TRACE") == "1"
+
 
 def trace(what: str) -> None:
-    if os.environ.get("TCLAB_TRACE") == "1":
+    if enabled():
         import time
 
-        os.write(2, f"tclab-trace {time.time():.3f} {what}\n".encode())
+        os.write(2, f"{PREFIX}{time.time():.3f} {what}\n".encode())
