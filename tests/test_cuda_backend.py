@@ -434,6 +434,51 @@ def test_static_shared_over_48k_is_refused(backend):
         fn(torch.zeros(32), block=(32, 1, 1), grid=(1, 1))
 
 
+
+TEMPLATE_SHARED = """
+template <class T> __device__ void stage(const T *x, float *out)
+{
+    __shared__ float tile[8192];  // 32 KiB in each instantiation
+    tile[threadIdx.x] = (float)x[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = tile[(threadIdx.x + 1) % blockDim.x];
+}
+__device__ void other(float *out)
+{
+    __shared__ float more[4096];  // 16 KiB more
+    more[threadIdx.x] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] += more[0];
+}
+extern "C" __global__ void k_f32(const float *x, float *out) { stage(x, out); }
+extern "C" __global__ void k_i32(const int *x, float *out) { stage(x, out); }
+extern "C" __global__ void k_both(const float *x, float *out) { stage(x, out); other(out); }
+"""
+
+
+def test_static_shared_of_a_template_counts_the_instantiation_not_all_of_them(backend):
+    # Two kernels, one instantiation each of a 32 KiB helper: each fits (a GPU runs both).
+    # With a second helper's 16 KiB on top, 48 KiB, still the limit; what the CPU cannot tell
+    # apart (which instantiation a kernel calls) it counts as the largest, never the sum.
+    mod = SourceModule(TEMPLATE_SHARED, no_extern_c=True)
+    x = torch.arange(32, dtype=torch.float32, device=dev(backend))
+    out = torch.zeros(32, device=dev(backend))
+    for name, arg in [("k_f32", x), ("k_i32", x.int()), ("k_both", x)]:
+        mod.get_function(name)(ptr(arg), ptr(out), block=(32, 1, 1), grid=(1, 1))
+    assert out[0].item() == 3.0  # k_both: tile[1] = 1, then 2 more
+    # The negative control: 16 KiB of the kernel's own on top of both helpers, 64 KiB.
+    over = TEMPLATE_SHARED + (
+        'extern "C" __global__ void k_over(const float *x, float *out)\n'
+        '{ __shared__ float mine[4096]; mine[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n'
+        '  stage(mine, out); other(out); }\n')
+    if backend == "gpu":  # ptxas refuses it
+        with pytest.raises(CompileError):
+            SourceModule(over, no_extern_c=True)
+        return
+    with pytest.raises(LaunchError, match="65536 bytes of static __shared__"):
+        SourceModule(over, no_extern_c=True).get_function("k_over")(
+            ptr(x), ptr(out), block=(32, 1, 1), grid=(1, 1))
+
 SYNTAX_ERROR = """\
 __global__ void vector_add_kernel(const float* x, const float* y, float* out, int n)
 {

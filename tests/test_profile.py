@@ -352,8 +352,7 @@ def _sources(path: Path, impl: str, exercise: str | None = None):
     return ex, sources
 
 
-# Which corpus control triggers which rule (the GPU negative controls). No control fits
-# `low_occupancy` or `extra_writes` yet: their CPU tests above stand in.
+# Which corpus control triggers which rule (the GPU negative controls): one or more per rule.
 CONTROLS = [
     ("lab01_vector_add/triton_two_pass_slow.py", "triton", None, "extra_reads"),
     ("lab03_activations/triton_relu_two_pass_slow.py", "triton", "relu", "extra_reads"),
@@ -365,8 +364,19 @@ CONTROLS = [
     ("lab10_matmul/triton_tf32.py", "triton", "matmul_fp32", "tf32"),
     ("lab10_matmul/cuda_wmma_global_slow.py", "cuda", "matmul_fp16", "idle_tensor_pipes"),
     ("lab06_reduction/triton_atomic_per_tile_slow.py", "triton", None, "idle_dram"),
+    ("lab01_vector_add/cuda_oversized_shared_tile_slow.py", "cuda", None, "low_occupancy"),
+    ("lab12_dequant/triton_clears_output_first_slow.py", "triton", "dequant_int8",
+     "extra_writes"),
 ]
 
+
+def test_every_rule_has_a_control_in_the_corpus():
+    """Each rule has its GPU negative control, a submission that must fail."""
+    rules = {r.name for r in pr.RULES} - {"good"}
+    assert rules == {c[3] for c in CONTROLS}
+    for control, *_ in CONTROLS:
+        head = (CORPUS / control).read_text()
+        assert "# status: fail" in head, control
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("impl", ["triton", "cuda"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import time
 
 import numpy as np
@@ -111,6 +112,29 @@ class CpuModule:
         return out
 
 
+_LOCAL = re.compile(r"^(?P<fn>_ZZ.*)E(?P<len>\d+)(?P<rest>.+)$")  # _ZZ <function> E <name>
+
+
+def shared_bytes(shared: list[tuple[str, int, int]]) -> int:
+    """A kernel's static __shared__ bytes from `CpuModule.static_shared`'s variables. Which
+    instantiation of a template helper a kernel calls is not in the symbols: the kernels of one
+    module that dispatch on a type (`helper<float>`, `helper<__half>`) each use one, so a
+    template's instantiations count as the largest of them, not their sum (the GPU counts the
+    one called). Everything else adds up."""
+    total, templates = 0, {}
+    for name, _, size in shared:
+        local = _LOCAL.match(name)
+        base = re.match(r"_ZZ(\d+)", name) if local else None
+        if base:
+            n, at = int(base.group(1)), base.end()
+            if name[at + n : at + n + 1] == "I":  # a template's instantiation
+                per = templates.setdefault(name[at : at + n], {})
+                per[local.group("fn")] = per.get(local.group("fn"), 0) + size
+                continue
+        total += size
+    return total + sum(max(per.values()) for per in templates.values())
+
+
 class CpuFunction:
     """One kernel; call it like a pycuda Function."""
 
@@ -126,7 +150,7 @@ class CpuFunction:
         names = decl.params if decl and len(decl.params) == len(self.params) else []
         self.param_names = names or [None] * len(self.params)
         shared = module.static_shared(symbol)
-        self.static_shared_bytes = sum(size for _, _, size in shared)
+        self.static_shared_bytes = shared_bytes(shared)
         self._poison = np.array([[off - module._smem_base, size] for _, off, size in shared],
                                 dtype=np.int64).reshape(-1)
 
