@@ -411,10 +411,14 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     """`untimed()` of each: each implementation's correctness checks one after another (its
     own worker server), the implementations side by side on the same prepared cases, every
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
-    ended. On a GPU (`warm_reference`) the reference's server starts meanwhile, for the perf
-    checks after."""
+    ended. On a GPU (`warm_reference`) the reference's server and the profiler's processes
+    start meanwhile, for the perf checks after."""
     if device == "gpu" and warm_reference and work and runner.current() is not None:
+        from grader.judge import profile
+
         runner.current().server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
+        for ex, impl, _ in work:  # the profiler's processes too: they import meanwhile
+            profile.warm(ex, impl)
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
     memo = CaseMemo()
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \

@@ -17,7 +17,9 @@ import select
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -248,11 +250,43 @@ class Server:
 
 class Session:
     """The servers of one submission, one per device and role (an implementation, or the
-    reference), each started on first use."""
+    reference), each started on first use; and processes started ahead of their request
+    (`keep`, `take`).
+
+    Every process of a session is started from one thread of its own, which lives as long as
+    the session: the sandbox (bwrap --die-with-parent) kills its process when the *thread* that
+    started it ends, and checks run in pool threads that end before the session does (a server
+    started by one was gone by the perf checks after, each of which then started a new one:
+    7-10 s of imports on an H200 machine)."""
 
     def __init__(self):
         self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
         self.servers: dict[tuple[str, str], Server] = {}
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tclab-spawn")
+        self._spawner_thread: threading.Thread | None = None
+        self._kept: dict = {}
+        self._lock = threading.Lock()
+
+    def spawn(self, make, *args):
+        """`make(*args)` (a process start) on the session's own thread; its result."""
+        def there():
+            self._spawner_thread = threading.current_thread()
+            return make(*args)
+
+        if threading.current_thread() is self._spawner_thread:
+            return make(*args)
+        return self._spawner.submit(there).result()
+
+    def keep(self, key, started) -> None:
+        """Hold `started` (whatever `take(key)` should hand out later); closed with the
+        session if nobody takes it."""
+        with self._lock:
+            old, self._kept[key] = self._kept.get(key), started
+        _close_kept(old)
+
+    def take(self, key):
+        with self._lock:
+            return self._kept.pop(key, None)
 
     def server(self, device: str, role: str = "", reference_lab: str | None = None) -> Server:
         """The server for (device, role), started now if there is none (it starts in the
@@ -261,8 +295,8 @@ class Session:
         if srv is None or srv.proc.poll() is not None:
             if srv is not None:
                 srv.close()
-            srv = self.servers[(device, role)] = Server(device, Path(self._dir.name),
-                                                        reference_lab, self.cache(role))
+            srv = self.servers[(device, role)] = self.spawn(
+                Server, device, Path(self._dir.name), reference_lab, self.cache(role))
         return srv
 
     def cache(self, role: str) -> Path:
@@ -279,7 +313,19 @@ class Session:
     def close(self) -> None:
         for key in list(self.servers):
             self.discard(*key)
+        with self._lock:
+            kept, self._kept = list(self._kept.values()), {}
+        for started in kept:
+            _close_kept(started)
+        self._spawner.shutdown()
         self._dir.cleanup()
+
+
+def _close_kept(started) -> None:
+    """Close a kept process (`Started`), or each of a dict of them."""
+    for one in (started.values() if isinstance(started, dict) else [started]):
+        if one is not None:
+            one.close()
 
 
 def _mounts(lab: str | None, cache: Path | None = None) -> tuple[list[Path], Path | None]:
@@ -352,6 +398,14 @@ def start(device: str, wrapper: list[str] | None = None, env: dict | None = None
     waits for its request: `run(..., started=)` sends it. `reference_lab`: the process will
     run that lab's hidden reference, and only that; `cache`: a student's compile caches
     (`Session.cache`)."""
+    own = _SESSION.get()
+    if own is not None:  # from the session's own thread (see Session)
+        return own.spawn(_start, device, wrapper, env, reference_lab, cache)
+    return _start(device, wrapper, env, reference_lab, cache)
+
+
+def _start(device: str, wrapper: list[str] | None, env: dict | None,
+           reference_lab: str | None, cache: Path | None) -> Started:
     folder = tempfile.TemporaryDirectory(prefix="tclab-")
     workdir = Path(folder.name)
     msg_r, msg_w = os.pipe()

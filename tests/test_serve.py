@@ -99,6 +99,46 @@ def test_a_server_outlives_wrong_work_but_not_a_crash(device):
         assert grade(HONEST, device).correct
 
 
+
+def test_a_server_started_by_a_thread_that_ended_serves_the_next_check(device):
+    """Checks run in pool threads that end before the submission's session does; the sandbox
+    kills a process when the thread that started it ends (bwrap --die-with-parent). The
+    server a pool thread asked for must still serve the perf check after (it did not: every
+    perf check on the H200 paid 7-10 s for a new server's imports)."""
+    import contextvars
+    import threading
+
+    with runner.session():
+        done = []
+        one = threading.Thread(target=contextvars.copy_context().run,  # as grading's pools do
+                               args=(lambda: done.append(grade(HONEST, device).correct),))
+        one.start()
+        one.join()
+        first = server(device)
+        assert done == [True] and first is not None
+        time.sleep(1.0)  # the kill, if any, lands by now
+        assert first.proc.poll() is None, f"the server died with its thread ({first.proc.poll()})"
+        assert grade(HONEST, device).correct
+        assert server(device) is first and first.jobs == 2  # served, not started again
+
+
+def test_processes_kept_ahead_are_taken_once_and_closed_with_the_session():
+    closed = []
+
+    class Fake:
+        def close(self):
+            closed.append(self)
+
+    a, b, c = Fake(), Fake(), Fake()
+    with runner.session():
+        own = runner.current()
+        own.keep("x", {"student": a, "reference": None})
+        own.keep("y", b)
+        own.keep("y", c)  # replaces b, which is closed now
+        assert closed == [b]
+        assert own.take("x") == {"student": a, "reference": None} and own.take("x") is None
+    assert closed == [b, c]  # c was never taken: closed with the session; a is the taker's
+
 def test_a_process_left_running_by_a_check_is_killed_before_the_next(device):
     if sandbox.available():
         pytest.skip(f"no sandbox on this machine: {sandbox.available()} (outside one, a "
