@@ -413,13 +413,17 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
     ended. On a GPU (`warm_reference`) the reference's server and the profiler's processes
     start meanwhile, for the perf checks after."""
-    if device == "gpu" and warm_reference and work and runner.current() is not None:
+    impls = list(dict.fromkeys(impl for _, impl, _ in work))
+    own = runner.current()
+    if own is not None:
+        for impl in impls:  # their imports overlap the cases being made
+            own.server(device, impl)
+    if device == "gpu" and warm_reference and work and own is not None:
         from grader.judge import profile
 
-        runner.current().server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
+        own.server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
         for ex, impl, _ in work:  # the profiler's processes too: they import meanwhile
             profile.warm(ex, impl)
-    impls = list(dict.fromkeys(impl for _, impl, _ in work))
     memo = CaseMemo()
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
             ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes:
