@@ -74,9 +74,13 @@ SKIPPED_NO_NCU = f"skipped: {NCU} not found"
 
 def flags(tool: str, kernel_regex: str | None = None) -> list[str]:
     """The ncu command line before the profiled program: the kernels of one profiler range
-    (`profiled()`), the counters of `METRICS`, a CSV of raw values in base units."""
+    (`profiled()`), the counters of `METRICS`, a CSV of raw values in base units. The GPU's
+    clocks are left as they are (ncu's default locks them to base while it profiles, a
+    device-wide setting that every process on the GPU would feel, and that a profiler killed
+    at its deadline might leave behind)."""
     name = ["--kernel-name", f"regex:{kernel_regex}"] if kernel_regex else []
     return [tool, "--profile-from-start", "off", "--target-processes", "all",
+            "--clock-control", "none",
             "--launch-count", str(MAX_LAUNCHES), *name, "--csv", "--page", "raw",
             "--print-units", "base", "--metrics", ",".join(METRICS)]
 
