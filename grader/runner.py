@@ -230,7 +230,18 @@ class Server:
         self.unsandboxed = "" if boxed else (sandbox.available() or "no sandbox")
         self.status: int | None = None  # the current child's exit status, once reaped
         self.lost = False  # the server itself is gone
+        self.cache = cache
+        self.adopted = False  # started by another process (`prestart`): not our child
         self._ctl = b""
+
+    def alive(self) -> bool:
+        """Not known to be gone. A server this process did not start cannot be waited for:
+        its control pipe's end says it is gone."""
+        if not self.adopted:
+            return not self.lost and self.proc.poll() is None
+        if not self.lost and select.select([self.fd], [], [], 0)[0]:
+            self.read_status()
+        return not self.lost
 
     def read_status(self) -> None:
         chunk = os.read(self.fd, 64)
@@ -261,7 +272,12 @@ class Session:
 
     def __init__(self):
         self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
-        self.servers: dict[tuple[str, str], Server] = {}
+        self.servers: dict[tuple[str, str], Server] = dict(_ADOPTABLE)  # see `adopt`
+        _ADOPTABLE.clear()
+        if self.servers:
+            from grader.trace import trace
+
+            trace(f"adopted {len(self.servers)} worker servers started ahead")
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tclab-spawn")
         self._spawner_thread: threading.Thread | None = None
         self._kept: dict = {}
@@ -292,7 +308,7 @@ class Session:
         """The server for (device, role), started now if there is none (it starts in the
         background: its imports overlap whatever runs next)."""
         srv = self.servers.get((device, role))
-        if srv is None or srv.proc.poll() is not None:
+        if srv is None or not srv.alive():
             if srv is not None:
                 srv.close()
             srv = self.servers[(device, role)] = self.spawn(
@@ -301,8 +317,12 @@ class Session:
 
     def cache(self, role: str) -> Path:
         """The compile caches (Triton's, pycuda's) of one implementation's processes in this
-        submission, its server's and its profiled run's: theirs alone, gone with the session.
-        (The reference keeps its own, between sessions: `_mounts`.)"""
+        submission, its server's and its profiled run's: theirs alone, gone with the session
+        (an adopted server's, with the task that adopted it). (The reference keeps its own,
+        between sessions: `_mounts`.)"""
+        for (_, r), srv in self.servers.items():
+            if r == role and srv.adopted and srv.cache is not None:
+                return srv.cache
         return Path(self._dir.name) / f"cache-{role}"
 
     def discard(self, device: str, role: str = "") -> None:
@@ -319,6 +339,52 @@ class Session:
             _close_kept(started)
         self._spawner.shutdown()
         self._dir.cleanup()
+
+
+# Servers a grading task's session takes over when it starts (`adopt`).
+_ADOPTABLE: dict[tuple[str, str], Server] = {}
+
+
+def prestart(device: str, roles) -> dict[tuple[str, str], Server]:
+    """A server per role, for a submission not graded yet: a task server (one process per GPU
+    slot, each task a fork of it) starts them while the task before runs, so that the next
+    task's checks find their servers' imports done (8-11 s of a lab01 submission on an H200
+    machine, with every other process of its start importing too). Each has a folder of its
+    own (its work, its compile caches), and has run nothing: one submission per server, as
+    ever. Started from the calling thread, which must outlive them (see Session)."""
+    base = Path(tempfile.mkdtemp(prefix="tclab-warm-"))
+    return {(device, role): Server(device, base, None, base / f"cache-{role}")
+            for role in roles}
+
+
+def adopt(servers: dict[tuple[str, str], Server]) -> None:
+    """In the task forked to use `servers`: its next session (`session()`) serves with them.
+    They are not its children: `Server.alive` reads their control pipes instead."""
+    for srv in servers.values():
+        srv.adopted = True
+    _ADOPTABLE.clear()
+    _ADOPTABLE.update(servers)
+
+
+def forget(servers: dict[tuple[str, str], Server]) -> None:
+    """In the task server, once a task holds `servers`: its ends of their pipes closed, the
+    processes left running (the task uses them; `reap` ends them after it)."""
+    for srv in servers.values():
+        for fd in (srv.msg_fd, srv.res_fd, srv.fd):
+            os.close(fd)
+        srv.proc.stdin.close()
+
+
+def reap(servers: dict[tuple[str, str], Server]) -> None:
+    """In the task server, once the task that held `servers` has ended (or with servers no
+    task took): kill what is left of them, wait for them, remove their folders."""
+    import shutil
+
+    folders = {srv.workdir.parent for srv in servers.values()}
+    for srv in servers.values():
+        _kill(srv.proc)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _close_kept(started) -> None:
@@ -524,7 +590,7 @@ def _served(own: Session, request: Request, timeout: float, on_loaded, on_messag
     if end != "timeout" and (srv.status is None or srv.lost):  # the server itself died
         outcome.server_lost = True
         try:  # its own exit status (killed, crashed or ended), not a placeholder
-            srv.status = srv.proc.wait(timeout=5)
+            srv.status = -9 if srv.adopted else srv.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             srv.status = -9
     outcome.returncode = srv.status

@@ -41,7 +41,9 @@ def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp
         log = tmp_path / "killed.log"
         assert server.run(argv, log, False, timeout=3) is None
         server_proc = psutil.Process(server.proc.pid)
-        assert server_proc.children(recursive=True) == [], "the task's family outlived it"
+        left = [c for c in server_proc.children(recursive=True)
+                if "--serve" not in " ".join(c.cmdline())]  # not the next task's servers
+        assert left == [], "the task's family outlived it"
         assert server.alive()
         # the next task, any task (a stub: the quickest to grade) is served by the same server
         out = autograde.run_one(root, LAB, "stub", "cpu", None, 600, server)
@@ -49,6 +51,36 @@ def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp
     finally:
         server.close()
     assert not server.alive()
+
+
+@pytest.mark.parametrize("warm", ["1", "0"])
+def test_the_next_task_finds_its_worker_servers_started(graded, tmp_path, monkeypatch, warm):
+    """While a task runs, the task server starts the next task's worker servers (their
+    imports, seconds, out of its way); the next task adopts them, grades as before, and
+    leaves none behind. TCLAB_WARM_SERVERS=0 (the control): none are started."""
+    import psutil
+
+    monkeypatch.setenv("TCLAB_TRACE", "1")
+    monkeypatch.setenv("TCLAB_WARM_SERVERS", warm)
+    root = copy_course(graded, tmp_path)
+    server = autograde.TaskServer(root, "cpu", None)
+    try:
+        first = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+        logs = [first.log.read_text()]  # the same path for the same student: read it now
+        second = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+        logs.append(second.log.read_text())
+        workers = [c for c in psutil.Process(server.proc.pid).children()
+                   if "grader.worker" in " ".join(c.cmdline())]
+    finally:
+        server.close()
+    assert first.status == second.status == "graded", (first, second)
+    adopted = ["adopted 2 worker servers" in log for log in logs]
+    assert adopted == [False, warm == "1"], adopted
+    assert len(workers) == (2 if warm == "1" else 0)  # the third task's; the second's are gone
+    (final,) = autograde.finish(root, LAB, ["solution"])
+    points = manifest.get(LAB).exercise().points
+    for impl in ("triton", "cuda"):
+        assert final.scores[f"test_{impl}"] == (points[impl], points[impl]), final.scores
 
 
 def test_a_server_that_dies_costs_a_retry_in_a_process_of_its_own(graded, tmp_path):

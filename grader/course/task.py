@@ -40,6 +40,7 @@ STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tas
 # The reference's times serve every submission graded on the same GPU within this many
 # seconds (grading.REFERENCE_MAX_AGE_ENV; TCLAB_REFERENCE_MAX_AGE=0 measures it per check).
 REFERENCE_MAX_AGE = 600.0
+WARM_ENV = "TCLAB_WARM_SERVERS"  # "0": a task server starts no worker servers ahead
 
 
 def load_config(root: Path, **overrides):
@@ -186,33 +187,62 @@ def serve() -> None:
 
     from grader.course import regrade  # noqa: F401
 
-    for line in sys.stdin:
-        request = json.loads(line)
-        sys.stdout.flush()
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.setsid()  # a session of its own: the parent's backstop kills its family
-                flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if request["append"] else
-                                                     os.O_TRUNC)
-                log = os.open(request["log"], flags, 0o644)
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                os.dup2(log, 1)
-                os.dup2(log, 2)
-                code = main(request["argv"])
-            except BaseException:  # noqa: BLE001 - its log says what happened
-                import traceback
+    warm: dict = {}  # the next task's worker servers, started while this one runs
+    try:
+        for line in sys.stdin:
+            warm = _serve_one(json.loads(line), warm)
+    finally:
+        runner.reap(warm)
 
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        print(json.dumps({"pid": pid, "created": _created(pid)}), flush=True)
+
+def _roles(argv: list[str]) -> list[str]:
+    """The implementations a task's lab grades (its worker servers' roles)."""
+    try:
+        lab = manifest.get(argv[1])
+    except (IndexError, manifest.ManifestError):
+        return []
+    return list(dict.fromkeys(impl for ex in lab.exercises for impl in ex.impls))
+
+
+def _serve_one(request: dict, warm: dict) -> dict:
+    """Fork the task of `request`, handing it `warm` (`runner.adopt`); start the next task's
+    servers meanwhile (`TCLAB_WARM_SERVERS=0`: none); once the task has ended, kill what is
+    left of the servers it held. Returns the next task's servers."""
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            runner.adopt(warm)
+            os.setsid()  # a session of its own: the parent's backstop kills its family
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if request["append"] else
+                                                 os.O_TRUNC)
+            log = os.open(request["log"], flags, 0o644)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            code = main(request["argv"])
+        except BaseException:  # noqa: BLE001 - its log says what happened
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    held, warm = warm, {}
+    runner.forget(held)
+    print(json.dumps({"pid": pid, "created": _created(pid)}), flush=True)
+    try:
+        device = os.environ.get("TCLAB_DEVICE")  # set by the autograde (asking torch would
+        if os.environ.get(WARM_ENV, "1") != "0" and device in ("gpu", "cpu"):  # start CUDA)
+            warm = runner.prestart(device, _roles(request["argv"]))
+    finally:
         _, status = os.waitpid(pid, 0)
-        print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
+        runner.reap(held)
+    print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
+    return warm
 
 
 def main(argv: list[str] | None = None) -> int:
