@@ -57,26 +57,30 @@ def test_a_task_over_the_backstop_is_killed_and_the_server_serves_on(graded, tmp
 def test_the_next_task_finds_its_worker_servers_started(graded, tmp_path, monkeypatch, warm):
     """While a task runs, the task server starts the next task's worker servers (their
     imports, seconds, out of its way); the next task adopts them, grades as before, and
-    leaves none behind. TCLAB_WARM_SERVERS=0 (the control): none are started."""
+    leaves none behind; after the last task none are started. TCLAB_WARM_SERVERS=0 (the
+    control): none ever are."""
     import psutil
+
+    def workers():
+        return [c for c in psutil.Process(server.proc.pid).children()
+                if "grader.worker" in " ".join(c.cmdline())]
 
     monkeypatch.setenv("TCLAB_TRACE", "1")
     monkeypatch.setenv("TCLAB_WARM_SERVERS", warm)
     root = copy_course(graded, tmp_path)
     server = autograde.TaskServer(root, "cpu", None)
     try:
-        first = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
-        logs = [first.log.read_text()]  # the same path for the same student: read it now
-        second = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server)
+        first = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server, more=True)
+        logs, ahead = [first.log.read_text()], len(workers())  # the same log path: read it now
+        second = autograde.run_one(root, LAB, "solution", "cpu", None, 600, server, more=False)
         logs.append(second.log.read_text())
-        workers = [c for c in psutil.Process(server.proc.pid).children()
-                   if "grader.worker" in " ".join(c.cmdline())]
+        left = len(workers())
     finally:
         server.close()
     assert first.status == second.status == "graded", (first, second)
     adopted = ["adopted 2 worker servers" in log for log in logs]
     assert adopted == [False, warm == "1"], adopted
-    assert len(workers) == (2 if warm == "1" else 0)  # the third task's; the second's are gone
+    assert (ahead, left) == (2 if warm == "1" else 0, 0)  # the second's, then none
     (final,) = autograde.finish(root, LAB, ["solution"])
     points = manifest.get(LAB).exercise().points
     for impl in ("triton", "cuda"):

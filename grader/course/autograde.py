@@ -16,6 +16,7 @@ import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -178,12 +179,14 @@ class TaskServer:
         line, self._lines = self._lines.split(b"\n", 1)
         return json.loads(line)
 
-    def run(self, argv: list[str], log: Path, append: bool, timeout: float) -> int | None:
+    def run(self, argv: list[str], log: Path, append: bool, timeout: float,
+            more: bool = True) -> int | None:
         """The task's exit code; None if it was killed at `timeout`. A server that is gone
-        is an exit code of -1 (the task is then run once more, in a new server)."""
+        is an exit code of -1 (the task is then run once more, in a new server). `more`:
+        other tasks follow (the server starts their worker servers meanwhile)."""
         try:
-            self.proc.stdin.write(json.dumps({"argv": argv, "log": str(log),
-                                              "append": append}).encode() + b"\n")
+            self.proc.stdin.write(json.dumps({"argv": argv, "log": str(log), "append": append,
+                                              "more": more}).encode() + b"\n")
             self.proc.stdin.flush()
         except OSError:
             return -1
@@ -211,10 +214,10 @@ class TaskServer:
 
 
 def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
-            limit: float, server: TaskServer | None = None) -> Outcome:
+            limit: float, server: TaskServer | None = None, more: bool = True) -> Outcome:
     """One task on GPU `gpu` (a CUDA device id, None on the CPU), forked by `server` if given
     (else a process of its own), its outcome as it wrote it; run once more if it ended without
-    writing one (a crash)."""
+    writing one (a crash). `more`: other tasks follow it (see `TaskServer.run`)."""
     log = log_path(root, lab_id, student)
     log.parent.mkdir(parents=True, exist_ok=True)
     path = outcome_path(root, lab_id, student)
@@ -223,7 +226,7 @@ def run_one(root: Path, lab_id: str, student: str, device: str, gpu: str | None,
     for attempt in range(RETRIES + 1):
         path.unlink(missing_ok=True)
         if server is not None and server.alive():
-            rc = server.run(command[3:], log, bool(attempt), limit + GRACE)
+            rc = server.run(command[3:], log, bool(attempt), limit + GRACE, more)
         else:
             with open(log, "a" if attempt else "w") as f:
                 proc = subprocess.Popen(command, cwd=root, env=task_env(device, gpu), stdout=f,
@@ -380,16 +383,22 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
         running: set[str] = set()
 
         servers: dict = {}  # a task server per slot, started on its first task
+        waiting = [len(who)]  # not yet handed to a slot
+        lock = threading.Lock()
 
         def job(student: str) -> Outcome:
             slot = slots.get()
+            with lock:
+                waiting[0] -= 1
+                more = waiting[0] > 0
             running.add(student)
             progress.update(task, description=f"autograde {lab_id}: {', '.join(sorted(running))}")
             try:
                 if os.environ.get("TCLAB_TASK_SERVER", "1") != "0" and (
                         slot not in servers or not servers[slot].alive()):
                     servers[slot] = TaskServer(root, device, slot)
-                return run_one(root, lab_id, student, device, slot, limit, servers.get(slot))
+                return run_one(root, lab_id, student, device, slot, limit, servers.get(slot),
+                               more)
             finally:
                 running.discard(student)
                 slots.put(slot)

@@ -206,8 +206,9 @@ def _roles(argv: list[str]) -> list[str]:
 
 def _serve_one(request: dict, warm: dict) -> dict:
     """Fork the task of `request`, handing it `warm` (`runner.adopt`); start the next task's
-    servers meanwhile (`TCLAB_WARM_SERVERS=0`: none); once the task has ended, kill what is
-    left of the servers it held. Returns the next task's servers."""
+    servers meanwhile, if one is to come (the request's "more"; `TCLAB_WARM_SERVERS=0`:
+    never); once the task has ended, kill what is left of the servers it held. Returns the
+    next task's servers."""
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
@@ -235,8 +236,10 @@ def _serve_one(request: dict, warm: dict) -> dict:
     runner.forget(held)
     print(json.dumps({"pid": pid, "created": _created(pid)}), flush=True)
     try:
-        device = os.environ.get("TCLAB_DEVICE")  # set by the autograde (asking torch would
-        if os.environ.get(WARM_ENV, "1") != "0" and device in ("gpu", "cpu"):  # start CUDA)
+        # TCLAB_DEVICE is set by the autograde: asking torch would start CUDA in this process.
+        device = os.environ.get("TCLAB_DEVICE")
+        if (request.get("more", True) and os.environ.get(WARM_ENV, "1") != "0"
+                and device in ("gpu", "cpu")):
             warm = runner.prestart(device, _roles(request["argv"]))
     finally:
         _, status = os.waitpid(pid, 0)
