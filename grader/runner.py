@@ -279,28 +279,21 @@ class Session:
 
             trace(f"adopted {len(self.servers)} worker servers started ahead")
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tclab-spawn")
-        self._spawner_thread: threading.Thread | None = None
         self._kept: dict = {}
         self._lock = threading.Lock()
 
     def spawn(self, make, *args):
         """`make(*args)` (a process start) on the session's own thread; its result."""
-        def there():
-            self._spawner_thread = threading.current_thread()
-            return make(*args)
+        return self._spawner.submit(make, *args).result()
 
-        if threading.current_thread() is self._spawner_thread:
-            return make(*args)
-        return self._spawner.submit(there).result()
-
-    def keep(self, key, started) -> None:
-        """Hold `started` (whatever `take(key)` should hand out later); closed with the
-        session if nobody takes it."""
+    def keep(self, key, started: dict) -> None:
+        """Hold `started` ({name: a `Started` or None}) until `take(key)` hands it out;
+        closed with the session if nobody takes it."""
         with self._lock:
-            old, self._kept[key] = self._kept.get(key), started
+            old, self._kept[key] = self._kept.get(key, {}), started
         _close_kept(old)
 
-    def take(self, key):
+    def take(self, key) -> dict | None:
         with self._lock:
             return self._kept.pop(key, None)
 
@@ -321,7 +314,7 @@ class Session:
         (an adopted server's, with the task that adopted it). (The reference keeps its own,
         between sessions: `_mounts`.)"""
         for (_, r), srv in self.servers.items():
-            if r == role and srv.adopted and srv.cache is not None:
+            if r == role and srv.cache is not None:
                 return srv.cache
         return Path(self._dir.name) / f"cache-{role}"
 
@@ -387,9 +380,9 @@ def reap(servers: dict[tuple[str, str], Server]) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _close_kept(started) -> None:
-    """Close a kept process (`Started`), or each of a dict of them."""
-    for one in (started.values() if isinstance(started, dict) else [started]):
+def _close_kept(started: dict) -> None:
+    """Close each process of a kept dict (`Session.keep`)."""
+    for one in started.values():
         if one is not None:
             one.close()
 

@@ -133,8 +133,8 @@ def test_processes_kept_ahead_are_taken_once_and_closed_with_the_session():
     with runner.session():
         own = runner.current()
         own.keep("x", {"student": a, "reference": None})
-        own.keep("y", b)
-        own.keep("y", c)  # replaces b, which is closed now
+        own.keep("y", {"student": b})
+        own.keep("y", {"student": c})  # replaces b, which is closed now
         assert closed == [b]
         assert own.take("x") == {"student": a, "reference": None} and own.take("x") is None
     assert closed == [b, c]  # c was never taken: closed with the session; a is the taker's
