@@ -1,8 +1,8 @@
 """The profile's advice for every perf control of tests/corpus (a correct kernel whose one flaw
 is speed) and every lab solution, on a GPU: which rule fired, the line a student reads, and
 what profiling adds to a check (the student's call, its process started --ahead seconds
-before, as grading starts it before the timed rounds; the reference's, profiled once per
-machine, apart).
+before and its CUDA started, as grading starts it with the untimed checks; the reference's,
+profiled once per machine, apart).
 
     python benchmarks/profile_feedback.py [LAB ...] [--only controls|solutions] [--out DIR]
 
@@ -76,8 +76,10 @@ def main() -> int:
         parts = grading.plan(lab, nb, str(path), "gpu", impls=[impl],
                              exercises=[exercise] if exercise else None)
         ex, _, sources = parts[0]
-        ahead = pr.ahead(ex, impl) if args.ahead else {}
+        # As grading does (`profile.warm`, `profile.quiet`): imports and CUDA's start ahead.
+        ahead = pr.begin(ex, impl, cuda_now=True) if args.ahead else {}
         time.sleep(args.ahead)
+        pr.quiet(ahead, wait=60)
         started = time.monotonic()
         mine = pr.run(ex, impl, sources, started=ahead.get("student"))  # what a check adds
         mine_s = round(time.monotonic() - started, 1)

@@ -371,9 +371,11 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
         return grade
     from grader.judge import profile
 
-    # The profiler's processes import during the timed rounds; they touch the GPU after them.
+    # The profiler's processes import during the timed rounds, or started CUDA before them
+    # (`profile.warm`, `profile.quiet`); they touch the GPU after them.
     ahead = profile.ahead(ex, grade.impl)
     try:
+        profile.quiet(ahead)
         started = time.monotonic()
         grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
         grade.wall["perf"] = round(time.monotonic() - started, 2)

@@ -297,6 +297,11 @@ class Session:
         with self._lock:
             return self._kept.pop(key, None)
 
+    def kept(self, kind: str) -> list[dict]:
+        """What is kept under a key whose first item is `kind`, still kept (not taken)."""
+        with self._lock:
+            return [started for key, started in self._kept.items() if key[0] == kind]
+
     def server(self, device: str, role: str = "", reference_lab: str | None = None) -> Server:
         """The server for (device, role), started now if there is none (it starts in the
         background: its imports overlap whatever runs next)."""
@@ -439,6 +444,7 @@ class Started:
     out_path: Path
     unsandboxed: str
     wrapped: bool
+    cuda_now: bool = False
 
     def close(self) -> None:
         """Kill it and free what it held; once (a second call does nothing)."""
@@ -450,28 +456,39 @@ class Started:
         self.msg_fd = self.res_fd = -1
         self.folder.cleanup()
 
+    def ready(self) -> bool:
+        """Nothing more of its start-up will touch the GPU: started without `cuda_now` (its
+        request starts CUDA), or its CUDA has started, or it is gone."""
+        return (not self.cuda_now or self.proc.poll() is not None
+                or (Path(self.folder.name) / READY).exists())
+
+
+READY = "cuda-started"  # written in its folder by a worker started with `cuda_now`
+
 
 def start(device: str, wrapper: list[str] | None = None, env: dict | None = None,
-          reference_lab: str | None = None, cache: Path | None = None) -> Started:
+          reference_lab: str | None = None, cache: Path | None = None,
+          cuda_now: bool = False) -> Started:
     """A worker process (under `wrapper`, sandboxed) that imports what a check needs, then
     waits for its request: `run(..., started=)` sends it. `reference_lab`: the process will
     run that lab's hidden reference, and only that; `cache`: a student's compile caches
-    (`Session.cache`)."""
+    (`Session.cache`); `cuda_now`: it starts CUDA too before it waits (`Started.ready()` says
+    when), where its start cannot overlap a timed round."""
     own = _SESSION.get()
     if own is not None:  # from the session's own thread (see Session)
-        return own.spawn(_start, device, wrapper, env, reference_lab, cache)
-    return _start(device, wrapper, env, reference_lab, cache)
+        return own.spawn(_start, device, wrapper, env, reference_lab, cache, cuda_now)
+    return _start(device, wrapper, env, reference_lab, cache, cuda_now)
 
 
 def _start(device: str, wrapper: list[str] | None, env: dict | None,
-           reference_lab: str | None, cache: Path | None) -> Started:
+           reference_lab: str | None, cache: Path | None, cuda_now: bool = False) -> Started:
     folder = tempfile.TemporaryDirectory(prefix="tclab-")
     workdir = Path(folder.name)
     msg_r, msg_w = os.pipe()
     res_r, res_w = os.pipe()
     out_path = workdir / "output.txt"
     argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w), str(res_w),
-            device]
+            device, *(["--cuda-now"] if cuda_now else [])]
     child_env = _child_env(env)
     boxed = sandbox.command(argv, workdir, device, child_env, *_mounts(reference_lab, cache))
     with open(out_path, "wb") as out:
@@ -481,7 +498,7 @@ def _start(device: str, wrapper: list[str] | None, env: dict | None,
     os.close(msg_w)
     os.close(res_w)
     return Started(proc, msg_r, res_r, folder, out_path,
-                   "" if boxed else (sandbox.available() or "no sandbox"), bool(wrapper))
+                   "" if boxed else (sandbox.available() or "no sandbox"), bool(wrapper), cuda_now)
 
 
 def run(request: Request, timeout: float | None = None, on_loaded=None, on_message=None,

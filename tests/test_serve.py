@@ -207,10 +207,65 @@ def test_a_profiled_run_gets_its_implementations_caches_and_the_reference_none(m
         profile.start(EX, impl="cuda", tool="ncu")
         profile.start(EX, reference=True, impl="cuda", tool="ncu")
     profile.start(EX, impl="cuda", tool="ncu")  # outside a session: no submission's caches
-    (_, _, _, lab, cache), (_, _, _, ref_lab, ref_cache), (*_, alone) = asked
+    (_, _, _, lab, cache, _), (_, _, _, ref_lab, ref_cache, _), (*_, alone, _) = asked
     assert (lab, cache) == (None, own.cache("cuda"))
     assert (ref_lab, ref_cache) == (LAB.id, None)  # the reference: its own, by runner._mounts
     assert alone is None
+
+
+def test_a_worker_told_to_start_cuda_says_when_and_still_answers_its_request():
+    """`cuda_now` (the profiler's processes, started with the untimed checks): the worker
+    starts CUDA while it waits and says so (`Started.ready`); one started without it is ready
+    at once (its request starts CUDA). On the CPU it marks itself ready after its imports."""
+    plain = runner.start("cpu")
+    early = runner.start("cpu", cuda_now=True)
+    try:
+        assert plain.ready()
+        assert not early.ready(), "ready before its imports could have ended"
+        deadline = time.monotonic() + 120
+        while not early.ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # Alive, waiting for its request (the GPU's profile tests and course run send it).
+        assert early.ready() and early.proc.poll() is None, early.out_path.read_text()
+    finally:
+        plain.close()
+        early.close()
+
+
+def test_timed_rounds_wait_for_every_profilers_cuda_start_and_close_the_late():
+    """`profile.quiet`: before timed rounds, every process `warm()` started (the one about
+    to be used and those still kept in the session) has started CUDA, or is closed; a
+    profile then starts its own process on request."""
+    from grader.judge import profile
+
+    class Fake:
+        def __init__(self, after):
+            self.after, self.closed = after, False
+
+        def ready(self):
+            return time.monotonic() >= self.after
+
+        def close(self):
+            self.closed = True
+
+    now = time.monotonic()
+    soon, kept_soon, never = Fake(now + 0.3), Fake(now + 0.5), Fake(now + 3600)
+    with runner.session():
+        runner.current().keep(("profile", "other", "cuda"), {"student": kept_soon,
+                                                             "reference": never})
+        ahead = {"student": soon, "reference": None}
+        begun = time.monotonic()
+        profile.quiet(ahead, wait=1.5)
+        waited = time.monotonic() - begun
+        assert 1.5 <= waited < 3, waited  # until `never` was given up on
+        assert ahead == {"student": soon, "reference": None} and not soon.closed
+        assert runner.current().take(("profile", "other", "cuda")) == {
+            "student": kept_soon, "reference": None}
+        assert never.closed and not kept_soon.closed
+        # All ready: no wait.
+        begun = time.monotonic()
+        profile.quiet({"student": soon})
+        assert time.monotonic() - begun < 0.1
 
 
 def test_a_request_is_served_by_its_own_role():

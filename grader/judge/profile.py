@@ -573,28 +573,62 @@ def ahead(ex: Exercise, impl: str) -> dict:
 
     own = runner.current()
     kept = own.take(("profile", ex.key, impl)) if own is not None else None
-    return kept if kept is not None else _ahead(ex, impl)
+    return kept if kept is not None else begin(ex, impl)
 
 
 def warm(ex: Exercise, impl: str) -> None:
     """Start `ahead()`'s processes now, kept in the session (`runner.Session.keep`) for the
-    perf check after: their imports (seconds, under ncu) overlap the untimed checks instead
-    of the timed rounds, which take less time than they do."""
+    perf check after: their imports and CUDA's start (seconds, under ncu) overlap the untimed
+    checks instead of the timed rounds (`quiet()` waits for them before those) or the profile
+    itself."""
     from grader import runner
 
     own = runner.current()
     if own is not None and enabled():
-        own.keep(("profile", ex.key, impl), _ahead(ex, impl))
+        own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=True))
 
 
-def _ahead(ex: Exercise, impl: str) -> dict:
+def begin(ex: Exercise, impl: str, cuda_now: bool = False) -> dict:
+    """The processes of one profile, started now: the student's, and the reference's unless its
+    profile is kept already; `cuda_now`: see `warm()`."""
     from grader import reference
 
     if not enabled():
         return {}
     kept = not reference.available(ex, impl) or _kept(ex, impl).exists()
-    return {"student": start(ex, impl=impl),
-            "reference": None if kept else start(ex, reference=True)}
+    return {"student": start(ex, impl=impl, cuda_now=cuda_now),
+            "reference": None if kept else start(ex, reference=True, cuda_now=cuda_now)}
+
+
+QUIET_WAIT = 30.0  # s a timed round waits for the CUDA start of `warm()`'s processes
+
+
+def quiet(ahead: dict, wait: float = QUIET_WAIT) -> None:
+    """Before timed rounds: wait until every process `warm()` started has started CUDA,
+    `ahead`'s and those still kept in the session, so that none of it overlaps a timed
+    round. One not ready within `wait` s is closed (its profile starts a process on request,
+    as without `warm()`)."""
+    import time
+
+    from grader import runner
+    from grader.trace import trace
+
+    own = runner.current()
+    groups = [ahead] + (own.kept("profile") if own is not None else [])
+    waiting = [p for group in groups for p in group.values() if p is not None]
+    begun = time.monotonic()
+    while waiting and time.monotonic() - begun < wait:
+        waiting = [p for p in waiting if not p.ready()]
+        if waiting:
+            time.sleep(0.05)
+    if time.monotonic() - begun > 0.1:
+        trace(f"the timed rounds waited {time.monotonic() - begun:.1f} s for the profilers' "
+              f"CUDA start ({len(waiting)} not ready, closed)")
+    for group in groups:
+        for name, proc in group.items():
+            if proc is not None and proc in waiting:
+                proc.close()
+                group[name] = None
 
 
 def close(started: dict) -> None:
@@ -712,12 +746,13 @@ def profiled(launcher):
 
 
 def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str | None = None,
-          impl: str | None = None):
+          impl: str | None = None, cuda_now: bool = False):
     """The sandboxed worker `run()` will use, started now under ncu (`tool`, found on PATH if
     not given) so that its imports overlap whatever runs before (the timed rounds: it makes
-    no CUDA call until its request comes); None without ncu. `reference`: a process for the
-    hidden reference's launcher, that never holds student code. A student's (`impl`) gets the
-    compile caches its implementation's checks filled in this submission, if any."""
+    no CUDA call until its request comes, unless `cuda_now`: see `warm()`); None without
+    ncu. `reference`: a process for the hidden reference's launcher, that never holds student
+    code. A student's (`impl`) gets the compile caches its implementation's checks filled in
+    this submission, if any."""
     import shutil
 
     from grader import runner
@@ -727,7 +762,8 @@ def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str 
         return None
     own = runner.current()
     cache = own.cache(impl) if own is not None and impl and not reference else None
-    return runner.start(device, flags(tool), None, ex.lab_id if reference else None, cache)
+    return runner.start(device, flags(tool), None, ex.lab_id if reference else None, cache,
+                        cuda_now)
 
 
 def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
