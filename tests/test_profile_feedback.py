@@ -213,3 +213,57 @@ def test_without_the_reference_the_advice_stands_alone(canned, monkeypatch, tmp_
     got = pr.feedback(EX, "triton", {"c": "src"})
     assert calls == ["student"] and got["reference"] is None
     assert got["advice"].startswith("read 2.0x the minimum bytes"), got
+
+
+def test_a_course_profiles_each_reference_once_before_any_submission(canned, monkeypatch):
+    """`tclab course autograde` on a GPU profiles the references first (`prime_references`),
+    so the first submission's checks do not pay for them; each once per machine; nothing
+    without ncu or with profiling off; a reference that cannot be profiled is said, and
+    grading goes on."""
+    import shutil
+
+    from grader.course import autograde
+
+    calls, answers = canned
+    lab = manifest.get(EX.lab_id)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    pairs = [(ex.key, impl) for ex, impl in pr.unprimed(lab)]
+    assert pairs == [(ex.key, impl) for ex in lab.exercises for impl in ex.impls]
+
+    class Progress:
+        def __init__(self):
+            self.said, self.advanced = [], 0
+            self.console = self
+
+        def add_task(self, description, total):
+            self.total = total
+
+        def advance(self, task):
+            self.advanced += 1
+
+        def print(self, text):
+            self.said.append(text)
+
+    first = Progress()
+    autograde.prime_references(lab.id, first)
+    assert calls == ["reference"] * len(pairs) and first.advanced == first.total == len(pairs)
+    assert first.said == [] and pr.unprimed(lab) == []
+    autograde.prime_references(lab.id, Progress())  # kept: nothing to do
+    assert len(calls) == len(pairs)
+    # The first submission's check then profiles its own call only.
+    assert pr.feedback(EX, "triton", {"c": "src"})["reference"] is not None
+    assert calls[len(pairs):] == ["student"]
+
+    # Negative controls: no ncu, profiling off: nothing to prime; a failing reference is said.
+    monkeypatch.setattr(paths, "CACHE", paths.CACHE.parent / "other-cache")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert pr.unprimed(lab) == []
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setenv("TCLAB_PROFILE", "0")
+    assert pr.unprimed(lab) == []
+    monkeypatch.delenv("TCLAB_PROFILE")
+    answers["reference"] = {"reason": "not profiled: ERR_NVGPUCTRPERM"}
+    failing = Progress()
+    autograde.prime_references(lab.id, failing)
+    assert failing.advanced == len(pairs) and len(failing.said) == len(pairs)
+    assert "ERR_NVGPUCTRPERM" in failing.said[0]

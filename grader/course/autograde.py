@@ -379,6 +379,8 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
     for slot in gpu_slots(device, gpus):
         slots.put(slot)
     with progress_bar(console) as progress:
+        if device == "gpu":
+            prime_references(lab_id, progress)
         task = progress.add_task(f"autograde {lab_id} ({device})", total=len(who))
         running: set[str] = set()
 
@@ -412,6 +414,26 @@ def autograde(root: Path, lab_id: str, device: str, gpus: int | None = None,
                 server.close()
         progress.update(task, description=f"autograde {lab_id} ({device}): done")
     return finish(root, lab_id, who, console)
+
+
+def prime_references(lab_id: str, progress) -> None:
+    """The references' profiles (the perf feedback's yardstick), made here once per machine
+    and lab before the first task, alone on the GPU, instead of inside the first
+    submission's checks; a reference that cannot be profiled is said, and grading goes on
+    (its checks' advice then stands without it)."""
+    from grader import manifest
+    from grader.judge import profile
+
+    todo = profile.unprimed(manifest.get(lab_id))
+    if not todo:
+        return
+    task = progress.add_task(f"profile {lab_id}'s references (once per machine)",
+                             total=len(todo))
+    for ex, impl in todo:
+        why = profile.prime(ex, impl)
+        if why is not None:
+            progress.console.print(f"{ex.key} {impl}: the reference was not profiled: {why}")
+        progress.advance(task)
 
 
 def check_course(root: Path, lab_id: str) -> list[str]:

@@ -696,6 +696,27 @@ def reference_run(ex: Exercise, impl: str, timeout: float | None = None,
     return got
 
 
+def unprimed(lab) -> list[tuple[Exercise, str]]:
+    """The (exercise, implementation) pairs of `lab` whose reference has no profile kept on
+    this machine yet (none where profiling is off or ncu missing)."""
+    import shutil
+
+    from grader import reference
+
+    if not enabled() or shutil.which(NCU) is None:
+        return []
+    return [(ex, impl) for ex in lab.exercises for impl in ex.impls
+            if reference.available(ex, impl) and not _kept(ex, impl).exists()]
+
+
+def prime(ex: Exercise, impl: str, timeout: float | None = None) -> str | None:
+    """Profile the reference of (ex, impl) now and keep it (`reference_run()`), before any
+    submission's check: a course's autograde does it once per machine and lab, alone on the
+    GPU, so that no student's check pays for it. Why it could not, or None."""
+    got = reference_run(ex, impl, timeout)
+    return None if got.get("metrics") else got.get("reason", "no profile")
+
+
 def line(grade_perf: dict) -> str | None:
     """The advice a perf verdict carries (`feedback()`'s, under "profile"), one line, or why
     there is none; None when it was not profiled."""
