@@ -645,10 +645,33 @@ extern "C" __global__ void rope_qk_kernel(
     const long long token = blockIdx.x;  // 64-bit: token * stride_qt can pass 2^31
     const float *c = cos + token * half_dim;  // one table row for both tensors
     const float *s = sin + token * half_dim;
-    rotate_heads(q + token * stride_qt, q_out + token * n_heads * 2 * half_dim, n_heads,
-                 half_dim, stride_qh, c, s, aligned);
-    rotate_heads(k + token * stride_kt, k_out + token * n_kv_heads * 2 * half_dim, n_kv_heads,
-                 half_dim, stride_kh, c, s, aligned);
+    if (!aligned) {
+        rotate_heads(q + token * stride_qt, q_out + token * n_heads * 2 * half_dim, n_heads,
+                     half_dim, stride_qh, c, s, aligned);
+        rotate_heads(k + token * stride_kt, k_out + token * n_kv_heads * 2 * half_dim,
+                     n_kv_heads, half_dim, stride_kh, c, s, aligned);
+        return;
+    }
+    // One list of q's items, then k's: every thread busy until both are done.
+    const int chunks = half_dim / 8;
+    const int q_items = n_heads * chunks;
+    for (int i = threadIdx.x; i < (n_heads + n_kv_heads) * chunks; i += blockDim.x) {
+        const bool in_q = i < q_items;
+        const int item = in_q ? i : i - q_items;
+        const int h = item / chunks;
+        const int j = (item - h * chunks) * 8;
+        const __nv_bfloat16 *row = in_q ? q + token * stride_qt + (long long)h * stride_qh
+                                        : k + token * stride_kt + (long long)h * stride_kh;
+        __nv_bfloat16 *o = in_q ? q_out + (token * n_heads + h) * 2 * half_dim
+                                : k_out + (token * n_kv_heads + h) * 2 * half_dim;
+        const uint4 a = *reinterpret_cast<const uint4 *>(row + j);
+        const uint4 b = *reinterpret_cast<const uint4 *>(row + half_dim + j);
+        uint4 o1, o2;
+        rotate_chunk(a, b, c + j, s + j, o1, o2);
+        uint4 *dst = reinterpret_cast<uint4 *>(o);
+        dst[j / 8] = o1;
+        dst[(half_dim + j) / 8] = o2;
+    }
     /// END SOLUTION
 }
 """
@@ -678,8 +701,8 @@ def rope_qk_cuda(q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch
     strides = (q.stride(0), q.stride(1), k.stride(0), k.stride(1))
     aligned = (half_dim % 8 == 0 and all(st % 8 == 0 for st in strides)
                and all(t.data_ptr() % 16 == 0 for t in (q, k, cos, sin, q_out, k_out)))
-    # As in rope_cuda: a thread per item of q (k has fewer heads), in whole warps.
-    items = heads * (half_dim // 8 if aligned else half_dim)
+    # A thread per item of q and k together (aligned rows; else of q), in whole warps.
+    items = (heads + kv_heads if aligned else heads) * (half_dim // 8 if aligned else half_dim)
     threads = min(1024, max(32, -(-items // 32) * 32))
     rope_qk_kernel_cu(
         np.uintp(q.data_ptr()),
