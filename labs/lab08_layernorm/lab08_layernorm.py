@@ -984,7 +984,11 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
         f"dy {tuple(dy.shape)} and x {tuple(x.shape)}: rows of contiguous columns"
     assert mean.shape == rstd.shape == (n_rows,) and weight.shape == (n_cols,), \
         f"mean {tuple(mean.shape)}, rstd {tuple(rstd.shape)}, weight {tuple(weight.shape)}"
-    ROWS_PER_GROUP = 32  # 16384 rows: 512 programs, and partial buffers 1/32 of dy's rows
+    # Two programs per SM, each over its share of the rows (16384 rows on an H200: 62):
+    # one wave with no tail, and partial buffers of 264 rows. (32 rows a program: 512
+    # programs, 0.71-0.99x the reference there; this: 0.81-1.08x.)
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else 4
+    ROWS_PER_GROUP = triton.cdiv(n_rows, 2 * sms)
     n_groups = triton.cdiv(n_rows, ROWS_PER_GROUP)
     # Every element of both is written by stage 1: no need to zero them.
     partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
