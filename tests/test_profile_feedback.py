@@ -267,3 +267,33 @@ def test_a_course_profiles_each_reference_once_before_any_submission(canned, mon
     autograde.prime_references(lab.id, failing)
     assert failing.advanced == len(pairs) and len(failing.said) == len(pairs)
     assert "ERR_NVGPUCTRPERM" in failing.said[0]
+
+
+def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypatch):
+    """Each process that starts CUDA ahead holds a context until its profile: a lab of many
+    exercises warms EARLY_CUDA of them that way (its first), the rest start CUDA on request
+    (a student's own GPU may be small)."""
+    made = []
+
+    class Started:
+        def __init__(self, cuda_now):
+            self.cuda_now = cuda_now
+
+        def close(self):
+            pass
+
+    def start(ex, reference=False, impl=None, cuda_now=False, **k):
+        made.append((ex.key, "reference" if reference else impl, cuda_now))
+        return Started(cuda_now)
+
+    monkeypatch.setattr(pr, "start", start)
+    lab = manifest.get("lab03")
+    with runner.session():
+        for ex in lab.exercises:
+            for impl in ex.impls:
+                pr.warm(ex, impl)
+    early = [m for m in made if m[2]]
+    pairs = sum(len(ex.impls) for ex in lab.exercises)
+    assert len(made) == 2 * pairs > pr.EARLY_CUDA + 1  # a student's and a reference each
+    assert pr.EARLY_CUDA <= len(early) <= pr.EARLY_CUDA + 1  # a student's and its reference
+    assert made[:len(early)] == early  # the first ones: the perf checks' order

@@ -585,7 +585,15 @@ def warm(ex: Exercise, impl: str) -> None:
 
     own = runner.current()
     if own is not None and enabled():
-        own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=True))
+        early = sum(getattr(proc, "cuda_now", False) for kept in own.kept("profile")
+                    for proc in kept.values())
+        own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=early < EARLY_CUDA))
+
+
+# Processes of one session that start CUDA ahead (`warm`): each holds a CUDA context (hundreds
+# of MB of GPU memory) until its profile, and a lab of many exercises warms a pair each; past
+# these, CUDA starts on request, as it did before (a student's own GPU may be small).
+EARLY_CUDA = 4
 
 
 def begin(ex: Exercise, impl: str, cuda_now: bool = False) -> dict:
