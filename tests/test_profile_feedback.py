@@ -269,10 +269,11 @@ def test_a_course_profiles_each_reference_once_before_any_submission(canned, mon
     assert "ERR_NVGPUCTRPERM" in failing.said[0]
 
 
-def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypatch):
+@pytest.mark.parametrize("gib, early", [(139.8, 17), (32, 4), (8, 1), (4, 1)])
+def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypatch, gib, early):
     """Each process that starts CUDA ahead holds a context until its profile: a lab of many
-    exercises warms EARLY_CUDA of them that way (its first), the rest start CUDA on request
-    (a student's own GPU may be small)."""
+    exercises warms as many that way as the GPU's memory allows (its first: the perf
+    checks' order), the rest start CUDA on request (a student's own GPU may be small)."""
     made = []
 
     class Started:
@@ -287,13 +288,15 @@ def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypa
         return Started(cuda_now)
 
     monkeypatch.setattr(pr, "start", start)
+    monkeypatch.setattr(bench, "device_info", lambda: {"gpu": "NVIDIA H200", "memory_gib": gib})
+    assert pr.early_cuda() == early
     lab = manifest.get("lab03")
     with runner.session():
         for ex in lab.exercises:
             for impl in ex.impls:
                 pr.warm(ex, impl)
-    early = [m for m in made if m[2]]
     pairs = sum(len(ex.impls) for ex in lab.exercises)
-    assert len(made) == 2 * pairs > pr.EARLY_CUDA + 1  # a student's and a reference each
-    assert pr.EARLY_CUDA <= len(early) <= pr.EARLY_CUDA + 1  # a student's and its reference
-    assert made[:len(early)] == early  # the first ones: the perf checks' order
+    assert len(made) == 2 * pairs  # a student's process and a reference's for each
+    ahead = [m for m in made if m[2]]
+    assert early <= len(ahead) <= early + 1  # a student's and its reference's together
+    assert made[:len(ahead)] == ahead  # the first ones

@@ -587,13 +587,20 @@ def warm(ex: Exercise, impl: str) -> None:
     if own is not None and enabled():
         early = sum(getattr(proc, "cuda_now", False) for kept in own.kept("profile")
                     for proc in kept.values())
-        own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=early < EARLY_CUDA))
+        own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=early < early_cuda()))
 
 
-# Processes of one session that start CUDA ahead (`warm`): each holds a CUDA context (hundreds
-# of MB of GPU memory) until its profile, and a lab of many exercises warms a pair each; past
-# these, CUDA starts on request, as it did before (a student's own GPU may be small).
-EARLY_CUDA = 4
+GIB_PER_CONTEXT = 8  # GPU memory per process that starts CUDA ahead (`early_cuda`)
+
+
+def early_cuda() -> int:
+    """How many processes of one session may start CUDA ahead (`warm`): each holds a CUDA
+    context (hundreds of MB of GPU memory) until its profile, and a lab of many exercises
+    warms a pair for each; one per GIB_PER_CONTEXT GiB of the GPU's memory (17 on an H200, 1
+    on an 8 GiB card), at least one. Past these, CUDA starts on request."""
+    from grader import bench
+
+    return max(1, int((bench.device_info().get("memory_gib") or 0) // GIB_PER_CONTEXT))
 
 
 def begin(ex: Exercise, impl: str, cuda_now: bool = False) -> dict:
