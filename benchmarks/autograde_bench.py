@@ -156,6 +156,12 @@ def main(argv=None) -> int:
               f"statuses {result['statuses']}", flush=True)
         print("  phases (median s): " + ", ".join(
             f"{k} {v:.1f}" for k, v in result["phases_median_s"].items()), flush=True)
+        for r in rows:  # what perf and its profile took per check, submission by submission
+            checks = [f"{g['exercise'].split('/')[-1]} {g['impl']} perf "
+                      f"{g['wall'].get('perf', '-')} profile {g['wall'].get('profile', '-')}"
+                      for g in r.get("verdicts", []) if g.get("wall")]
+            if checks:
+                print(f"  {r['student']} {r['seconds']:.1f} s: " + "; ".join(checks), flush=True)
         print(f"  written: {path}", flush=True)
     if len(summary) > 1:
         base = summary[0]["total_s"]
