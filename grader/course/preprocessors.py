@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
-from traitlets import Unicode
+from traitlets import Unicode, default
 
 from grader import check, release
 from grader import device as dev
@@ -169,8 +169,15 @@ class GuardedExecute(Execute):
     - grade cells are not run in the student's kernel: Regrade writes their outputs from
       checks run elsewhere, so running them here would only give a submission a place to act;
     - the kernel starts without the grading secret, with the device the grader uses;
-    - a kernel that dies or hangs ends execution, not the grading of this submission.
+    - a kernel that dies or hangs ends execution, not the grading of this submission;
+    - the kernel is killed once its cells have run, not asked to exit: a graceful shutdown
+      took 2.8 s of a 4.7 s lab01 execution on the 2-core development machine, and a
+      submission's timed checks wait for the kernel to be gone.
     """
+
+    @default("shutdown_kernel")
+    def _kill_when_done(self):
+        return "immediate"
 
     def preprocess(self, nb, resources=None, km=None):
         started = time.monotonic()
