@@ -26,8 +26,9 @@ class Watch:
                        (torch.cuda.Event, "record"), (torch.cuda.Event, "elapsed_time")]
         self.objects = {(owner, name): getattr(owner, name) for owner, name in owners}
         # Everything torch offers that computes: a perf round's output is checked against the
-        # oracle evaluated with these, in the same process as the student's code.
-        import torch._dynamo  # noqa: F401 - its first import re-wraps torch.manual_seed, and
+        # oracle evaluated with these, in the same process as the student's code. (torch._dynamo
+        # is not imported for this: 3 s of a notebook's setup cell on the 2-core machine. Its
+        # first import, whenever it comes, re-wraps torch.manual_seed: `tampered` allows that.)
         import torch.nn.functional  # entering a dispatch mode imports it anyway
 
         self.tables = {label: (owner, {k: v for k, v in vars(owner).items() if callable(v)})
@@ -40,5 +41,12 @@ class Watch:
                  if getattr(owner, name) is not obj]
         for label, (owner, table) in self.tables.items():
             now = vars(owner)
-            found += [f"{label}.{name}" for name, obj in table.items() if now.get(name) is not obj]
+            found += [f"{label}.{name}" for name, obj in table.items()
+                      if now.get(name) is not obj and not _rewrapped(now.get(name), obj)]
         return found[:10]
+
+
+def _rewrapped(now, obj) -> bool:
+    """`now` wraps `obj` (functools.wraps), as torch._dynamo's import wraps torch.manual_seed.
+    (A submission's own wrapper passes too: what it wraps still runs.)"""
+    return getattr(now, "__wrapped__", None) is obj
