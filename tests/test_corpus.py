@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest, submission
+from grader import grading, manifest, runner, submission
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
@@ -71,6 +71,20 @@ def _params(files, timed: bool = False):
 def _runnable(want: dict, device: str) -> None:
     if want.get("device", ["any"])[0] == "cpu" and device != "cpu":
         pytest.skip("a CPU-only control")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_worker_servers(device):
+    """Without a GPU, the controls' checks share worker servers, as test_labs' do: a server
+    (2-3 s of imports, and the CUDA CPU backend's runtime built once per compile cache) forks
+    a fresh child for every check, and a run that does not end cleanly (a hang, a crash, a
+    kill) discards its server, so nothing of that control reaches the next. On a GPU each
+    control keeps a session of its own: a session's reference server is one lab's."""
+    if device != "cpu":
+        yield
+        return
+    with runner.session():
+        yield
 
 
 @functools.cache
