@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest
+from grader import grading, manifest, runner, submission
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
@@ -73,6 +73,20 @@ def _runnable(want: dict, device: str) -> None:
         pytest.skip("a CPU-only control")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def shared_worker_servers(device):
+    """Without a GPU, the controls' checks share worker servers, as test_labs' do: a server
+    (2-3 s of imports, and the CUDA CPU backend's runtime built once per compile cache) forks
+    a fresh child for every check, and a run that does not end cleanly (a hang, a crash, a
+    kill) discards its server, so nothing of that control reaches the next. On a GPU each
+    control keeps a session of its own: a session's reference server is one lab's."""
+    if device != "cpu":
+        yield
+        return
+    with runner.session():
+        yield
+
+
 @functools.cache
 def grade(path: Path, device: str, perf: bool, hidden: bool = True):
     """Graded once per session: the tests that ask the same share it."""
@@ -123,7 +137,7 @@ def test_slow_control_is_correct_everywhere(path, device):
 # the grader classifies it. One process per submission, killed like a hung kernel; forked from
 # a server that imported torch, Triton and the grader once (a kernel has them loaded too).
 def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scratch: str,
-                   device: str) -> None:
+                   device: str, setup: str) -> None:
     import linecache
     import tempfile
 
@@ -143,7 +157,7 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
         exec(compile(src, str(cell), "exec"), ns)
 
     try:
-        run_cell("setup", submission.setup_source(lab))
+        run_cell("setup", setup)
         nb = submission.read_notebook(path)
         for gid, src in submission.cell_sources(nb, ex.impls[impl].cells).items():
             run_cell(gid, src)
@@ -162,6 +176,13 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
 
 
 @functools.cache
+def _setup_cell(lab_id: str) -> str:
+    """The lab's setup cell, read from its source once per session (jupytext's import and
+    parse cost each forked notebook path 1.5-2 s of a 2-core CPU)."""
+    return submission.setup_source(manifest.get(lab_id))
+
+
+@functools.cache
 def _forks():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
@@ -174,7 +195,8 @@ def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: 
     ctx = _forks()
     mine, theirs = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name, str(path), impl,
-                                                    exercise, str(scratch), device))
+                                                    exercise, str(scratch), device,
+                                                    _setup_cell(path.parent.name)))
     proc.start()
     theirs.close()
     try:

@@ -254,7 +254,9 @@ def test_the_tasks_and_plain_nbgrader_give_the_same_verdicts(graded, tmp_path):
 
     root = copy_course(graded, tmp_path)
     who = ["solution", "patched_solution", "stub"]
+    saved_dir = root / ".tclab" / "verdicts" / students.LAB01
     for student in who:
+        (saved_dir / f"{student}.json").unlink()  # the tasks' own: compared with themselves
         nbgrader(root, "autograde", students.LAB01, "--student", student, "--force",
                  env={"TCLAB_DEVICE": "cpu", regrade.check.SECRET_ENV: SECRET})
 
@@ -263,7 +265,7 @@ def test_the_tasks_and_plain_nbgrader_give_the_same_verdicts(graded, tmp_path):
                                              for c in g["checks"] + g["perf"]] for g in grades}
 
     for out in autograde.read_outcomes(graded, students.LAB01, who):
-        saved = root / ".tclab" / "verdicts" / students.LAB01 / f"{out.student}.json"
+        saved = saved_dir / f"{out.student}.json"
         plain = json.loads(saved.read_text())["grades"]
         assert verdicts(plain) == verdicts(out.verdicts), out.student
 
