@@ -629,8 +629,8 @@ def quiet(ahead: dict, wait: float = QUIET_WAIT) -> None:
     from grader.trace import trace
 
     own = runner.current()
-    groups = [ahead] + (own.kept("profile") if own is not None else [])
-    waiting = [p for group in groups for p in group.values() if p is not None]
+    sets = [ahead] + (own.kept("profile") if own is not None else [])
+    waiting = [p for one in sets for p in one.values() if p is not None]
     begun = time.monotonic()
     while waiting and time.monotonic() - begun < wait:
         waiting = [p for p in waiting if not p.ready()]
@@ -639,11 +639,11 @@ def quiet(ahead: dict, wait: float = QUIET_WAIT) -> None:
     if time.monotonic() - begun > 0.1:
         trace(f"the timed rounds waited {time.monotonic() - begun:.1f} s for the profilers' "
               f"CUDA start ({len(waiting)} not ready, closed)")
-    for group in groups:
-        for name, proc in group.items():
+    for one in sets:
+        for name, proc in one.items():
             if proc is not None and proc in waiting:
                 proc.close()
-                group[name] = None
+                one[name] = None
 
 
 def close(started: dict) -> None:
