@@ -22,8 +22,9 @@
 #                LABS_K="lab02 or lab07" narrows it (pytest -k)
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
-#        autograde  autograde throughput: AUTOGRADE_N (default 6: at about 70 s each, more
-#                do not fit one call) solutions of each of AUTOGRADE_LABS (default lab01; one
+#        autograde  autograde throughput: AUTOGRADE_N (default 6; on an H200 the first takes
+#                about 50 s, each later one 24-27 s: up to about 18 fit one call) solutions
+#                of each of AUTOGRADE_LABS (default lab01; one
 #                lab per call) through `tclab course autograde`, AUTOGRADE_GPUS (default 1;
 #                "1 2" compares) GPUs; AUTOGRADE_BASELINE=N also grades N of them through
 #                plain `nbgrader autograde`, one after another
