@@ -49,6 +49,17 @@ def submission_choice(request):
     return request.config.getoption("--submission")
 
 
+@pytest.fixture(scope="module")
+def shared_servers():
+    """One module's checks share worker servers (`runner.session`), as `tclab check` has one
+    submitter's share them: a server (2-3 s of imports, the CUDA CPU runtime built) forks a
+    fresh child per check, and a run that does not end cleanly discards its server."""
+    from grader import runner
+
+    with runner.session():
+        yield
+
+
 # The nbgrader course of the course tests (tests/course_cases/course.py), built and graded once
 # per session. Defined here, once: a fixture imported into several test modules is a fixture
 # of each, built again for each (three builds, 170 s apiece, were seen). Session scope: under

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest, runner, submission
+from grader import grading, manifest
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
@@ -74,17 +74,13 @@ def _runnable(want: dict, device: str) -> None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def shared_worker_servers(device):
-    """Without a GPU, the controls' checks share worker servers, as test_labs' do: a server
-    (2-3 s of imports, and the CUDA CPU backend's runtime built once per compile cache) forks
-    a fresh child for every check, and a run that does not end cleanly (a hang, a crash, a
-    kill) discards its server, so nothing of that control reaches the next. On a GPU each
-    control keeps a session of its own: a session's reference server is one lab's."""
-    if device != "cpu":
-        yield
-        return
-    with runner.session():
-        yield
+def shared_worker_servers(device, request):
+    """Without a GPU, the controls' checks share worker servers (`shared_servers`): a run
+    that does not end cleanly (a hang, a crash, a kill) discards its server, so nothing of
+    that control reaches the next. On a GPU each control keeps a session of its own: a
+    session's reference server is one lab's."""
+    if device == "cpu":
+        request.getfixturevalue("shared_servers")
 
 
 @functools.cache
@@ -176,13 +172,6 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
 
 
 @functools.cache
-def _setup_cell(lab_id: str) -> str:
-    """The lab's setup cell, read from its source once per session (jupytext's import and
-    parse cost each forked notebook path 1.5-2 s of a 2-core CPU)."""
-    return submission.setup_source(manifest.get(lab_id))
-
-
-@functools.cache
 def _forks():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
@@ -196,7 +185,7 @@ def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: 
     mine, theirs = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name, str(path), impl,
                                                     exercise, str(scratch), device,
-                                                    _setup_cell(path.parent.name)))
+                                                    grading._setup(path.parent.name)))
     proc.start()
     theirs.close()
     try:

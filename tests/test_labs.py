@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from grader import grading, manifest, runner
+from grader import grading, manifest
 
 CASES = [(lab.id, ex.name, impl) for lab in manifest.registry().values()
          for ex in lab.exercises for impl in ex.impls]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_worker_server():
-    """One submitter: its checks share a worker server, as `tclab check` has them share."""
-    with runner.session():
-        yield
+# One submitter: its checks share worker servers, as `tclab check` has them share.
+pytestmark = pytest.mark.usefixtures("shared_servers")
 
 
 @pytest.mark.parametrize("lab_id,exercise,impl", CASES,

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from grader import grading, manifest, paths, release, runner
+from grader import grading, manifest, paths, release
 
 LABS = list(manifest.registry().values())
 # Named by op, not lab id: `pytest -k lab01` is the student's command and selects only
@@ -28,16 +28,8 @@ def test_release_holds_no_solution_or_hidden_test(lab):
         assert marker not in text, f"{lab.exercise_path.name} leaks {marker!r}"
 
 
-@pytest.fixture(scope="module")
-def one_worker_server():
-    """The stubs' checks share worker servers (as test_labs' do): each lab's grading started
-    its own, a server per implementation (2-3 s of imports, the CUDA CPU runtime built)."""
-    with runner.session():
-        yield
-
-
 @pytest.mark.parametrize("lab", LABS, ids=IDS)
-def test_every_stub_fails_with_one_line(lab, device, one_worker_server):
+def test_every_stub_fails_with_one_line(lab, device, shared_servers):
     grades = grading.grade_notebook(lab, lab.exercise_path, device, perf=False)
     assert {(g.exercise, g.impl) for g in grades} == {
         (ex.key, impl) for ex in lab.exercises for impl in ex.impls}
