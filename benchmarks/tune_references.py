@@ -2,6 +2,7 @@
 target and the lab's own solution.
 
     python benchmarks/tune_references.py [LAB ...] [--no-sweep] [--json out.json] [--md out.md]
+                                         [--variant FILE ...]
 
 1. Sweep. A module holding a reference's launch constants declares its candidates,
    `TUNE = {"BLOCK_SIZE": (1024, 2048), ...}`. Each constant's candidates are tried in turn,
@@ -22,6 +23,11 @@ Timer); the table's torch, references and solutions of one case are timed in tur
 each per round (timed one after another instead, the same reference measured 3780 GB/s right
 after torch and 4230 in the sweep, lab03 float16 on an H200). A development tool with a
 GPU: the grading protocol itself is `tclab check`.
+
+3. Variants (`--variant FILE`, one lab): each FILE is that lab's notebook (.py or .ipynb) with
+   other solution cells; its launchers are timed in the same rounds as the lab's solution,
+   each row gets their ratios to the reference, and a file that computes a wrong result is
+   named. How a solution (or a candidate reference) is tuned before it goes into labs/.
 """
 
 from __future__ import annotations
@@ -125,24 +131,29 @@ def sweep(b: Bench, members: list, log) -> dict:
     return {name: g[name] for name in g["TUNE"]}
 
 
-def solution_launchers(lab, folder: Path) -> dict:
-    """{(exercise, impl): launcher} from the lab's own solution cells, written out and imported
-    as the grader's worker imports a student's (Triton compiles from the source file)."""
-    nb = submission.read_notebook(lab.source)
+def solution_launchers(lab, folder: Path, source: Path | None = None,
+                       name: str | None = None) -> dict:
+    """{(exercise, impl): launcher} from the lab's own solution cells (or those of `source`, a
+    variant of its notebook), written out and imported as the grader's worker imports a
+    student's (Triton compiles from the source file)."""
+    nb = submission.read_notebook(source or lab.source)
     sources = {}
     for ex in lab.exercises:
         for spec in ex.impls.values():
             sources.update(submission.cell_sources(nb, spec.cells))
-    name = f"solution_{lab.id}"
+    name = name or f"solution_{lab.id}"
     module = submission.import_module(
         submission.write_module(submission.setup_source(lab), sources, folder, name), name)
     return {(ex.name, impl): getattr(module, spec.launcher)
             for ex in lab.exercises for impl, spec in ex.impls.items()}
 
 
-def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
+def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log,
+             variants: tuple[Path, ...] = ()) -> dict:
     out = {"tuned": {}, "rows": []}
     solutions = solution_launchers(lab, folder)
+    others = {v.stem: solution_launchers(lab, folder, v, f"variant_{i}_{lab.id}")
+              for i, v in enumerate(variants)}
     # Loaded once: the table times what the sweep left set (load() runs the file afresh).
     refs = {(ex.name, impl): reference.load(ex, impl) for ex in lab.exercises for impl in ex.impls}
     modules: dict[int, list] = {}  # the exercises each module of constants serves
@@ -164,6 +175,8 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
                 for impl in ex.impls:
                     fns["ref", impl] = refs[ex.name, impl]
                     fns["solution", impl] = solutions[ex.name, impl]
+                    for v, launchers in others.items():
+                        fns[v, impl] = launchers[ex.name, impl]
                 ms = b.interleaved(ex, shape, dtype, fns)
                 torch_ms = ms["torch"]
                 for impl in ex.impls:
@@ -179,6 +192,10 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
                                     if ex.unit == "bytes" else None),  # no copy roof
                            "solution_x_reference": ref_ms / sol_ms,
                            "reference_correct": b.correct(ex, shape, dtype, ref)}
+                    row["variants"] = {
+                        v: round(ref_ms / ms[v, impl], 3) if b.correct(ex, shape, dtype,
+                                                                       others[v][ex.name, impl])
+                        else "wrong" for v in others}
                     target = ex.target(impl)
                     row["target_met"] = (row["reference_correct"]
                                          and row["x_torch"] >= target.get("torch", 0)
@@ -191,6 +208,9 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log) -> dict:
                         f"{'' if row['target_met'] else ' MISSED'})  solution "
                         f"{row['solution_gbps']:5.0f} ({row['solution_x_reference']:.2f}x ref) "
                         f"{ex.rate_unit}  [{row['shape']}]")
+                    for v, ratio in row["variants"].items():
+                        log(f"      variant {v}: "
+                            f"{ratio if isinstance(ratio, str) else f'{ratio:.2f}x ref'}")
     return out
 
 
@@ -223,7 +243,12 @@ def main() -> None:
                         "in reference/, no sweep")
     parser.add_argument("--json")
     parser.add_argument("--md")
+    parser.add_argument("--variant", action="append", default=[], type=Path,
+                        help="a variant of the lab's notebook whose solution cells are timed "
+                        "too (one lab only; repeatable)")
     args = parser.parse_args()
+    if args.variant and len(manifest.select(args.labs or None)) != 1:
+        sys.exit("tune_references: --variant needs exactly one lab")
     if not torch.cuda.is_available():
         sys.exit("tune_references: skipped: needs a GPU")
     b = Bench()
@@ -234,7 +259,8 @@ def main() -> None:
         start = time.time()
         print(f"\n{lab.id}", flush=True)
         results["labs"][lab.id] = tune_lab(b, lab, not args.no_sweep, folder,
-                                           lambda s: print(s, flush=True))
+                                           lambda s: print(s, flush=True),
+                                           tuple(args.variant))
         print(f"  ({time.time() - start:.0f} s)", flush=True)
         if args.json:  # after every lab: a run cut short keeps what it measured
             with open(args.json, "w") as f:

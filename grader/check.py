@@ -232,12 +232,15 @@ _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 def _guard_damage(buf: torch.Tensor, numel: int) -> list[int]:
     """Offsets (relative to the output's first element) of guard elements that changed."""
-    expect = torch.empty_like(buf)
-    _guard_fill(expect)
     bits = _BITS[buf.element_size()]
-    same = buf.view(bits) == expect.view(bits)
-    same[GUARD : GUARD + numel] = True
-    return [b - GUARD for b in (~same).nonzero().flatten().tolist()]
+    damage = []
+    for start in (0, GUARD + numel):  # the guard before the output, then the one after it
+        guard = buf[start : start + GUARD]
+        expect = torch.empty_like(guard)
+        _guard_fill(expect)
+        changed = (guard.view(bits) != expect.view(bits)).nonzero().flatten()
+        damage += [start + int(b) - GUARD for b in changed.tolist()]
+    return damage
 
 
 def _plural(n: int, word: str) -> str:

@@ -25,6 +25,10 @@ from grader.manifest import Exercise, Lab
 
 CPU_CUDA_ENV = {"TCLAB_CUDA_CHECKED": "1"}  # the CPU backend bounds-checks every read
 MEMCHECK_WORKERS = 6  # memchecks at once (a CUDA one runs two sanitizer tools side by side)
+# Case sets (inputs and float64 expected outputs) made at once, ahead of the checks that use
+# them: a lane waits for every dtype's set of an exercise before its first case, and on a GPU
+# a set holds cases of 2^24 elements (lab01: two per dtype, 1-2 s each on an H200 machine).
+PREPARE_WORKERS = 4
 
 
 def suites_for(device: str, hidden: bool = True) -> list[str]:
@@ -427,8 +431,14 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
         for ex, impl, _ in work:  # the profiler's processes too: they import meanwhile
             profile.warm(ex, impl)
     memo = CaseMemo()
+    exercises = {ex.key: ex for ex, _, _ in work}
+    sets = [(ex, dtype) for ex in exercises.values() for dtype in ex.dtypes]
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
-            ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes:
+            ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes, \
+            ThreadPoolExecutor(max_workers=max(1, min(PREPARE_WORKERS, len(sets)))) as making:
+        for ex, dtype in sets:  # in the order the lanes need them; a lane takes a set made
+            making.submit(memo.get, ex, suites_for(device, hidden), dtype)  # or waits for it
+
         def lane(impl):
             return {(ex.key, i): (src, untimed(ex, i, src, device, hidden, timeout,
                                                memcheck_pool=pool, memo=memo))

@@ -366,3 +366,39 @@ def test_an_untraced_check_logs_nothing(device, capfd):
     with runner.session():
         assert grade(HONEST, device).correct
     assert "tclab-trace" not in capfd.readouterr().err
+
+
+def test_every_case_set_is_made_once_and_the_sets_side_by_side(monkeypatch):
+    """untimed_many makes each (exercise, dtype) case set ahead, several at once, and both
+    implementations' checks use those very sets (one make each)."""
+    import threading
+
+    from grader.judge import correctness
+    from grader.judge.verdict import Grade
+
+    made, running, peak, lock = [], [0], [0], threading.Lock()
+
+    def prepare(ex, suites, dtype, secret_=None):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        time.sleep(0.3)
+        with lock:
+            running[0] -= 1
+            made.append((ex.key, dtype))
+        return [dtype]
+
+    used = []
+
+    def untimed(ex, impl, src, device, hidden, timeout, memcheck_pool=None, memo=None):
+        used.append((impl, [memo.get(ex, ["public"], dt) for dt in ex.dtypes]))
+        return Grade(ex.lab_id, ex.key, impl, device)
+
+    monkeypatch.setattr(correctness, "prepare", prepare)
+    monkeypatch.setattr(grading, "untimed", untimed)
+    work = [(EX, impl, {}) for impl in EX.impls]
+    grades = grading.untimed_many(work, "cpu", hidden=False)
+    assert set(grades) == {(EX.key, impl) for impl in EX.impls}
+    assert sorted(made) == sorted((EX.key, dt) for dt in EX.dtypes)  # once each
+    assert peak[0] > 1  # not one after another
+    assert all(sets == [[dt] for dt in EX.dtypes] for _, sets in used)
