@@ -27,7 +27,8 @@ CPU_CUDA_ENV = {"TCLAB_CUDA_CHECKED": "1"}  # the CPU backend bounds-checks ever
 MEMCHECK_WORKERS = 6  # memchecks at once (a CUDA one runs two sanitizer tools side by side)
 # Case sets (inputs and float64 expected outputs) made at once, ahead of the checks that use
 # them: a lane waits for every dtype's set of an exercise before its first case, and on a GPU
-# a set holds cases of 2^24 elements (lab01: two per dtype, 1-2 s each on an H200 machine).
+# a set holds cases of up to 2^27 elements (lab01: every set made 1.3 s into a task on an H200
+# machine, four at once).
 PREPARE_WORKERS = 4
 
 

@@ -901,7 +901,9 @@ bench(LAB, "cuda", rmsnorm_cuda, graded=True)
 # step on both: two loads, two pairs of sums added together, two stores. `if TAIL_SIZE > 0:`
 # is decided at compile time: with a tail of 0 that code does not exist. Start with
 # `TAIL_SIZE = 0` from the launcher (one block, as in exercise 1), add the tail once that
-# passes; on an H200 it made bfloat16 at 5120 columns about 20% faster.
+# passes. On an H200, bfloat16 at 5120 columns: the tail alone gained 1%; with the warps set
+# from the lanes the row takes (4 here, so two programs fit an SM) and the next row's `mean`
+# and `rstd` loaded ahead too, 21%.
 
 # %% nbgrader={"grade": false, "grade_id": "layernorm_backward_triton", "locked": false, "schema_version": 3, "solution": true}
 @triton.jit
