@@ -193,18 +193,48 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
                        "not found")
     case = dataclasses.replace(p, case=check.Case(p.case.suite, 0, p.case.shape, dtype,
                                                   p.case.seed))
+    own = runner.current()
+
+    def attempt(check_: str, started: runner.Started | None) -> Outcome:
+        request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
+        return _converse(request, [case], lambda *_: True,
+                         (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
+                         wrapper=None if started else memcheck_wrapper(tool, check_),
+                         env=memcheck.ENV, started=started)
 
     def one(check_: str) -> Verdict:
-        request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
-        outcome = _converse(request, [case], lambda *_: True,
-                            (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
-                            wrapper=[tool, *memcheck.flags(tool, check_)], env=memcheck.ENV)
+        # The process a task server started ahead for this run (`memcheck_runs`), if any.
+        warm = own.take_warm(impl, check_) if own is not None else None
+        outcome = attempt(check_, warm)
+        if warm is not None and outcome.loaded is None and outcome.error is None \
+                and not outcome.timed_out:
+            # It ended without a word (as its request came): its silence is no report.
+            outcome = attempt(check_, None)
         return memcheck.decide(ex, impl, dtype, p.case.shape, outcome, check_)
 
     tools = memcheck.TOOLS[impl]  # side by side: each is a process, mostly start-up
     with ThreadPoolExecutor(max_workers=len(tools)) as pool:
         verdicts = list(pool.map(one, tools))
     return next((v for v in verdicts if not v.ok), verdicts[-1])
+
+
+def memcheck_wrapper(tool: str, check_: str) -> list[str]:
+    """What a memcheck run's worker is started under: compute-sanitizer (`tool`) running
+    `check_` (memcheck or synccheck)."""
+    return [tool, *memcheck.flags(tool, check_)]
+
+
+def memcheck_runs(lab: Lab) -> list[tuple[tuple[str, str], list[str], dict]]:
+    """((impl, tool), wrapper, env) of each process `memcheck_check` starts for `lab` on a GPU,
+    every exercise's and implementation's: a task server starts them ahead of the task
+    (`runner.prestart`). None without compute-sanitizer (memcheck is then skipped)."""
+    tool = shutil.which(memcheck.SANITIZER)
+    if tool is None:
+        return []
+    wrappers = {check_: memcheck_wrapper(tool, check_)
+                for tools in memcheck.TOOLS.values() for check_ in tools}
+    return [((impl, check_), wrappers[check_], memcheck.ENV)
+            for ex in lab.exercises for impl in ex.impls for check_ in memcheck.TOOLS[impl]]
 
 
 class ReferenceFailed(RuntimeError):
@@ -343,7 +373,10 @@ def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidde
         grade.wall["memcheck"] = round(time.monotonic() - begun, 2)
         return verdict
 
-    early = memcheck_pool.submit(job) if memcheck_due and memcheck_pool is not None else None
+    # In this submission's session (the pool's threads have none): it holds the processes a
+    # task server started ahead for memcheck (`Session.take_warm`).
+    early = (memcheck_pool.submit(contextvars.copy_context().run, job)
+             if memcheck_due and memcheck_pool is not None else None)
     started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
     grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,

@@ -27,6 +27,7 @@ from grader import check, paths, sandbox, wire
 from grader.judge.verdict import Message, Outcome
 
 DEFAULT_TIMEOUT = {"cpu": 180.0, "gpu": 120.0}
+EXIT_GRACE = 1.0  # s a run that ended waits for its process to exit by itself
 
 
 @dataclass
@@ -147,9 +148,11 @@ def _events(msg_fd: int, res_fd: int, link: Link, exited: Server | None = None):
     yield from ready_messages()
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen, wait: bool = True) -> None:
     """Kill the process group of `proc` (started in a session of its own), then reap it. Not
-    once it has been reaped: its pid may by then name another process group."""
+    once it has been reaped: its pid may by then name another process group. `wait=False`:
+    `proc` is not our child (`adopt`): it cannot be waited for here, and its parent reaps it
+    only after this process has ended, so until then its pid stays its own."""
     import signal
 
     if proc.returncode is not None:
@@ -158,7 +161,21 @@ def _kill(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    proc.wait()
+    if wait:
+        proc.wait()
+
+
+def _exited(proc: subprocess.Popen, within: float) -> None:
+    """Wait up to `within` s for our child `proc` to exit, without reaping it: its pid stays
+    its own, for `_kill` to kill what is left of its process group, then reap it."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT):
+                return
+        except ChildProcessError:
+            return
+        time.sleep(0.005)
 
 
 def _echo_trace(path: Path, offset: int, request: Request, begun: float) -> None:
@@ -262,7 +279,7 @@ class Server:
 class Session:
     """The servers of one submission, one per device and role (an implementation, or the
     reference), each started on first use; and processes started ahead of their request
-    (`keep`, `take`).
+    (`keep`, `take`; and those a task server started for its memcheck runs, `take_warm`).
 
     Every process of a session is started from one thread of its own, which lives as long as
     the session: the sandbox (bwrap --die-with-parent) kills its process when the *thread* that
@@ -271,13 +288,17 @@ class Session:
     7-10 s of imports on an H200 machine)."""
 
     def __init__(self):
-        self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
-        self.servers: dict[tuple[str, str], Server] = dict(_ADOPTABLE)  # see `adopt`
-        _ADOPTABLE.clear()
-        if self.servers:
-            from grader.trace import trace
+        from grader.trace import trace
 
+        self._dir = tempfile.TemporaryDirectory(prefix="tclab-")
+        warm = _ADOPTABLE.pop() if _ADOPTABLE else Warm()  # see `adopt`
+        self.servers: dict[tuple[str, str], Server] = dict(warm.servers)
+        self._warm = {key: list(procs) for key, procs in warm.started.items()}
+        if self.servers:
             trace(f"adopted {len(self.servers)} worker servers started ahead")
+        if self._warm:
+            trace(f"adopted {sum(map(len, self._warm.values()))} memcheck processes started "
+                  "ahead")
         self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tclab-spawn")
         self._kept: dict = {}
         self._lock = threading.Lock()
@@ -301,6 +322,25 @@ class Session:
         """What is kept under a key whose first item is `kind`, still kept (not taken)."""
         with self._lock:
             return [started for key, started in self._kept.items() if key[0] == kind]
+
+    def take_warm(self, impl: str, check: str) -> Started | None:
+        """A process the task server started ahead for a memcheck run of `impl` under the
+        sanitizer tool `check` (`prestart`), or None: the run then starts its own. A process
+        started ahead writes nothing before its request: one whose pipes can already be read
+        (their end) has ended, whatever ended it. It is closed, never used (the run would
+        find no report in it and pass), and the next one is tried."""
+        from grader.trace import trace
+
+        while True:
+            with self._lock:
+                waiting = self._warm.get((impl, check))
+                if not waiting:
+                    return None
+                one = waiting.pop(0)
+            if not select.select([one.msg_fd, one.res_fd], [], [], 0)[0]:
+                return one
+            trace(f"a {check} process of {impl} started ahead had ended before its request")
+            one.close()
 
     def server(self, device: str, role: str = "", reference_lab: str | None = None) -> Server:
         """The server for (device, role), started now if there is none (it starts in the
@@ -333,54 +373,92 @@ class Session:
             self.discard(*key)
         with self._lock:
             kept, self._kept = list(self._kept.values()), {}
+            warm, self._warm = [p for procs in self._warm.values() for p in procs], {}
         for started in kept:
             _close_kept(started)
+        for one in warm:  # started ahead for a memcheck run this submission did not make
+            one.close()
         self._spawner.shutdown()
         self._dir.cleanup()
 
 
-# Servers a grading task's session takes over when it starts (`adopt`).
-_ADOPTABLE: dict[tuple[str, str], Server] = {}
+@dataclass
+class Warm:
+    """What a task server starts for its next task while the task before runs (`prestart`),
+    and the next task takes over (`adopt`): worker servers by (device, role), and processes
+    for its memcheck runs, a list per (impl, sanitizer tool), for `Session.take_warm`."""
+
+    servers: dict[tuple[str, str], Server] = field(default_factory=dict)
+    started: dict[tuple[str, str], list[Started]] = field(default_factory=dict)
 
 
-def prestart(device: str, roles) -> dict[tuple[str, str], Server]:
+# What a grading task's session takes over when it starts (`adopt`): one Warm, or none.
+_ADOPTABLE: list[Warm] = []
+
+
+def prestart(device: str, roles, runs=()) -> Warm:
     """A server per role, for a submission not graded yet: a task server (one process per GPU
     slot, each task a fork of it) starts them while the task before runs, so that the next
     task's checks find their servers' imports done (8-11 s of a lab01 submission on an H200
     machine, with every other process of its start importing too). Each has a folder of its
     own (its work, its compile caches), and has run nothing: one submission per server, as
-    ever. Started from the calling thread, which must outlive them (see Session)."""
-    base = Path(tempfile.mkdtemp(prefix="tclab-warm-"))
-    return {(device, role): Server(device, base, None, base / f"cache-{role}")
-            for role in roles}
+    ever. And a process for each of `runs`, ((impl, tool), wrapper, env), started as `run()`
+    would start it under that wrapper (a memcheck run's process imports for 9-11 s under
+    compute-sanitizer), under `RECORD`: the task that uses it is not its parent and could
+    not read its exit status otherwise. Started from the calling thread, which must outlive
+    them (see Session)."""
+    base = Path(tempfile.mkdtemp(prefix="tclab-warm-")) if roles else None
+    warm = Warm({(device, role): Server(device, base, None, base / f"cache-{role}")
+                 for role in roles})
+    for key, wrapper, env in runs:
+        warm.started.setdefault(key, []).append(_start(device, wrapper, env, None, None,
+                                                       record=True))
+    return warm
 
 
-def adopt(servers: dict[tuple[str, str], Server]) -> None:
-    """In the task forked to use `servers`: its next session (`session()`) serves with them.
-    They are not its children: `Server.alive` reads their control pipes instead."""
-    for srv in servers.values():
+def adopt(warm: Warm) -> None:
+    """In the task forked to use `warm`: its next session (`session()`) serves with its
+    servers and takes its processes. They are not its children: `Server.alive` reads their
+    control pipes instead, and a process's exit status is the one its recorder wrote."""
+    for srv in warm.servers.values():
         srv.adopted = True
-    _ADOPTABLE.clear()
-    _ADOPTABLE.update(servers)
+    for procs in warm.started.values():
+        for one in procs:
+            one.adopted = True
+    _ADOPTABLE[:] = [warm]
 
 
-def forget(servers: dict[tuple[str, str], Server]) -> None:
-    """In the task server, once a task holds `servers`: its ends of their pipes closed, the
+def forget(warm: Warm) -> None:
+    """In the task server, once a task holds `warm`: its ends of their pipes closed, the
     processes left running (the task uses them; `reap` ends them after it)."""
-    for srv in servers.values():
+    for srv in warm.servers.values():
         for fd in (srv.msg_fd, srv.res_fd, srv.fd):
             os.close(fd)
         srv.proc.stdin.close()
+    for procs in warm.started.values():
+        for one in procs:
+            os.close(one.msg_fd)
+            os.close(one.res_fd)
+            one.msg_fd = one.res_fd = -1  # closed here: `reap`, not `close`, ends it
+            one.proc.stdin.close()
 
 
-def reap(servers: dict[tuple[str, str], Server]) -> None:
-    """In the task server, once the task that held `servers` has ended (or with servers no
-    task took): kill what is left of them, wait for them, remove their folders."""
+def reap(warm: Warm) -> None:
+    """In the task server, once the task that held `warm` has ended (or with what no task
+    took): kill what is left of its processes, wait for them, remove their folders."""
     import shutil
 
-    folders = {srv.workdir.parent for srv in servers.values()}
-    for srv in servers.values():
+    folders = {srv.workdir.parent for srv in warm.servers.values()}
+    for srv in warm.servers.values():
         _kill(srv.proc)
+    for procs in warm.started.values():
+        for one in procs:
+            _kill(one.proc)
+            if one.msg_fd >= 0:  # not forgotten: no task took it
+                os.close(one.msg_fd)
+                os.close(one.res_fd)
+                one.msg_fd = one.res_fd = -1
+            one.folder.cleanup()
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -445,12 +523,28 @@ class Started:
     unsandboxed: str
     wrapped: bool
     cuda_now: bool = False
+    recorded: Path | None = None  # where its recorder writes its exit status (`RECORD`)
+    adopted: bool = False  # started by another process (`prestart`): not our child
+
+    def kill(self) -> None:
+        """Kill it with everything it started; reaped only if it is our child (`_kill`)."""
+        _kill(self.proc, wait=not self.adopted)
+
+    def returncode(self) -> int | None:
+        """Its exit status, once it has ended (`kill()` first): from its recorder if it was
+        started under one (None where it wrote none: killed), else our child's own."""
+        if self.recorded is None:
+            return self.proc.returncode
+        try:
+            return int(self.recorded.read_text())
+        except (OSError, ValueError):
+            return None
 
     def close(self) -> None:
         """Kill it and free what it held; once (a second call does nothing)."""
         if self.msg_fd < 0:
             return
-        _kill(self.proc)
+        self.kill()
         for fd in (self.msg_fd, self.res_fd):
             os.close(fd)
         self.msg_fd = self.res_fd = -1
@@ -459,11 +553,17 @@ class Started:
     def ready(self) -> bool:
         """Nothing more of its start-up will touch the GPU: started without `cuda_now` (its
         request starts CUDA), or its CUDA has started, or it is gone."""
-        return (not self.cuda_now or self.proc.poll() is not None
-                or (Path(self.folder.name) / READY).exists())
+        return (not self.cuda_now or (not self.adopted and self.proc.poll() is not None)
+                or (self.out_path.parent / READY).exists())
 
 
 READY = "cuda-started"  # written in its folder by a worker started with `cuda_now`
+# A process started for a task that is not its parent (`prestart`) runs under this: in that
+# task, Popen.wait() cannot read its status (CPython then says 0), and memcheck's verdict
+# reads it (--error-exitcode). The shell writes the status to the file named by its $0,
+# outside the sandbox; it holds the worker's pipes until it exits, so the run's end (their
+# EOF) comes after the file is written. A process killed with its recorder has none.
+RECORD = ["sh", "-c", '"$@"; echo $? > "$0"']
 
 
 def start(device: str, wrapper: list[str] | None = None, env: dict | None = None,
@@ -481,9 +581,14 @@ def start(device: str, wrapper: list[str] | None = None, env: dict | None = None
 
 
 def _start(device: str, wrapper: list[str] | None, env: dict | None,
-           reference_lab: str | None, cache: Path | None, cuda_now: bool = False) -> Started:
+           reference_lab: str | None, cache: Path | None, cuda_now: bool = False,
+           record: bool = False) -> Started:
+    """`start()` from the calling thread. `record`: under `RECORD`, its status file in its
+    folder, out of the sandbox's reach (the worker's own folder is one level down)."""
     folder = tempfile.TemporaryDirectory(prefix="tclab-")
-    workdir = Path(folder.name)
+    workdir = Path(folder.name) / "work" if record else Path(folder.name)
+    workdir.mkdir(exist_ok=True)
+    recorded = Path(folder.name) / "exit-status" if record else None
     msg_r, msg_w = os.pipe()
     res_r, res_w = os.pipe()
     out_path = workdir / "output.txt"
@@ -493,12 +598,14 @@ def _start(device: str, wrapper: list[str] | None, env: dict | None,
     boxed = sandbox.command(argv, workdir, device, child_env, *_mounts(reference_lab, cache))
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(
-            boxed or argv, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
+            [*RECORD, str(recorded), *(boxed or argv)] if record else boxed or argv,
+            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
             pass_fds=(msg_w, res_w), env=child_env, cwd=workdir, start_new_session=True)
     os.close(msg_w)
     os.close(res_w)
     return Started(proc, msg_r, res_r, folder, out_path,
-                   "" if boxed else (sandbox.available() or "no sandbox"), bool(wrapper), cuda_now)
+                   "" if boxed else (sandbox.available() or "no sandbox"), bool(wrapper), cuda_now,
+                   recorded)
 
 
 def run(request: Request, timeout: float | None = None, on_loaded=None, on_message=None,
@@ -525,10 +632,15 @@ def run(request: Request, timeout: float | None = None, on_loaded=None, on_messa
         link = Link(started.proc.stdin, begun + timeout)
         link.send(json.dumps(request.__dict__).encode())
         outcome = Outcome(timeout=timeout, unsandboxed=started.unsandboxed)
-        _route(link, _events(started.msg_fd, started.res_fd, link), on_loaded, on_message,
-               outcome)
-        _kill(started.proc)
-        outcome.returncode = started.proc.returncode
+        end = _route(link, _events(started.msg_fd, started.res_fd, link), on_loaded,
+                     on_message, outcome)
+        if end == "end" and not started.adopted:
+            # Its pipes close a moment before it exits (the sandbox's outer process ends
+            # after the worker): killed at once, it read -9, never the sanitizer's
+            # --error-exitcode. (One not our child: its recorder's status, `RECORD`.)
+            _exited(started.proc, EXIT_GRACE)
+        started.kill()
+        outcome.returncode = started.returncode()
         # Under a wrapper (compute-sanitizer) its report comes before the traceback it causes.
         outcome.output = _tail(started.out_path, 400 if started.wrapped else 15)
         outcome.seconds = round(time.monotonic() - begun, 2)

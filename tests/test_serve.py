@@ -4,7 +4,9 @@ code starts in the background does not outlive its check."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from pathlib import Path
 
 import pytest
 
@@ -54,8 +56,12 @@ _time.sleep(0.3)  # it has beaten by the time the check runs
 ''' + HONEST
 
 
+# What these tests check is the same in every dtype: one is graded (a third of the CPU time).
+ONE_DTYPE = dataclasses.replace(EX, dtypes=EX.dtypes[:1])
+
+
 def grade(source: str, device: str):
-    return grading.grade_exercise(EX, "triton", {CELL: source}, device, hidden=False,
+    return grading.grade_exercise(ONE_DTYPE, "triton", {CELL: source}, device, hidden=False,
                                   perf=False)
 
 
@@ -402,3 +408,190 @@ def test_every_case_set_is_made_once_and_the_sets_side_by_side(monkeypatch):
     assert sorted(made) == sorted((EX.key, dt) for dt in EX.dtypes)  # once each
     assert peak[0] > 1  # not one after another
     assert all(sets == [[dt] for dt in EX.dtypes] for _, sets in used)
+
+
+# --- processes a task server starts ahead for the next task's memcheck runs ------------------
+
+# A stand-in for compute-sanitizer (none on the CPU): it runs the worker, then exits with
+# memcheck's --error-exitcode, as the sanitizer does when it found an error.
+FINDS = ["bash", "-c", '"$@"; exit 86', "_"]
+
+
+def test_a_wrapped_runs_exit_status_is_the_one_it_exits_with():
+    """A run ends when the pipes of its process close, a moment before the process exits (in
+    the sandbox, bwrap's outer process ends after the worker): its status is the one it exits
+    with (memcheck's verdict reads the sanitizer's --error-exitcode), not the kill's -9 (it
+    was -9 in every run before `runner.EXIT_GRACE`)."""
+    case = grading.CaseMemo().get(EX, ["public"], EX.dtypes[0])[:1]
+    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+    out = grading._converse(request, case, lambda *_: True, 120, wrapper=FINDS)
+    assert [m.event for m in out.messages] == ["case"] and out.returncode == 86, out
+
+
+def test_a_process_started_ahead_serves_a_forked_task_with_its_real_exit_status():
+    """The task server starts a memcheck run's process (`runner.prestart`), then forks the
+    task that uses it: not its parent, the task cannot wait for it, and there Popen says 0
+    whatever the status was, while memcheck's verdict rests on it (--error-exitcode). The
+    recorder's file gives the task the real status. The control, a process started the same
+    way, under the same wrapper, without the recorder: the task reads no status (Popen: 0)
+    and the verdict passes."""
+    import json
+    import os
+
+    from grader.judge import memcheck
+
+    case = grading.CaseMemo().get(EX, ["public"], EX.dtypes[0])[:1]
+    warm = runner.prestart("cpu", [], [(("triton", "memcheck"), FINDS, {})])
+    (recorded,) = warm.started[("triton", "memcheck")]
+    bare = runner._start("cpu", FINDS, None, None, None)  # the control: no recorder
+    warm.started[("triton", "bare")] = [bare]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the task
+        code = 1
+        try:
+            os.close(r)
+            runner.adopt(warm)
+            seen = {}
+            with runner.session():
+                for check in ("memcheck", "bare"):
+                    started = runner.current().take_warm("triton", check)
+                    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+                    out = grading._converse(request, case, lambda *_: True, 120,
+                                            started=started)
+                    verdict = memcheck.decide(EX, "triton", EX.dtypes[0], case[0].case.shape,
+                                              out)
+                    seen[check] = {"served": [m.event for m in out.messages],
+                                   "loaded": out.loaded is not None, "status": out.returncode,
+                                   "popen": started.proc.wait(), "verdict": verdict.status}
+            os.write(w, json.dumps(seen).encode())
+            code = 0
+        except BaseException:  # noqa: BLE001 - said here; the parent finds nothing written
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(w)
+    runner.forget(warm)
+    _, status = os.waitpid(pid, 0)
+    with os.fdopen(r, "rb") as f:
+        seen = json.loads(f.read() or b"{}")
+    runner.reap(warm)
+    assert status == 0 and seen, "the task failed"
+    assert seen["memcheck"] == {"served": ["case"], "loaded": True, "status": 86, "popen": 0,
+                                "verdict": "memory_error"}, seen
+    assert seen["bare"] == {"served": ["case"], "loaded": True, "status": None, "popen": 0,
+                            "verdict": "pass"}, seen
+    for one in (recorded, bare):  # reaped, their folders gone
+        assert one.proc.returncode is not None
+        assert not Path(one.folder.name).exists()
+
+
+def test_a_process_started_ahead_that_ended_is_never_the_one_that_decides(monkeypatch):
+    """A memcheck run's process started ahead that ended before its request (its pipes at
+    their end) is closed unused, and the check runs in a process of its own: had it been
+    used, its silence would have passed. The control: a live one serves the check itself
+    (the one left over is closed with the session). And one that ends as its request comes,
+    without a word, does not decide either: the check runs again in a process of its own."""
+    import select
+
+    real_request, real_run = grading._request, runner.run
+    monkeypatch.setattr(grading, "_request",  # the CPU's worker: the mechanism is the same
+                        lambda ex, impl, device, *a, **k: real_request(ex, impl, "cpu", *a, **k))
+    monkeypatch.setattr(grading, "memcheck_wrapper", lambda tool, check_: FINDS)
+    monkeypatch.setattr(grading.shutil, "which", lambda name, *a, **k: f"/opt/{name}")
+    runs = []
+
+    def run(request, *a, started=None, **k):
+        runs.append(started)
+        return real_run(request, *a, started=started, **k)
+
+    monkeypatch.setattr(runner, "run", run)
+    key = ("triton", "memcheck")
+
+    def check(*wrappers):
+        warm = runner.prestart("cpu", [], [(key, w, {}) for w in wrappers])
+        runner.adopt(warm)
+        runs.clear()
+        try:
+            with runner.session():
+                verdict = grading.memcheck_check(EX, "triton", {CELL: HONEST})
+        finally:
+            runner.reap(warm)
+        return verdict, warm.started[key]
+
+    ended = ["bash", "-c", "exit 0", "_"]
+    dead = runner.prestart("cpu", [], [(key, ended, {})])
+    (gone,) = dead.started[key]
+    assert select.select([gone.msg_fd], [], [], 60)[0], "it did not end"
+    assert gone.returncode() == 0  # had it been used: no report, status 0, a pass
+    runner.adopt(dead)
+    try:
+        with runner.session():
+            verdict = grading.memcheck_check(EX, "triton", {CELL: HONEST})
+    finally:
+        runner.reap(dead)
+    assert verdict.status == "memory_error", verdict.reason
+    assert runs == [None] and gone.msg_fd == -1  # closed unused; a process of its own ran
+
+    verdict, (live, spare) = check(FINDS, FINDS)  # the control: a live one is used
+    assert verdict.status == "memory_error", verdict.reason
+    assert runs == [live]  # its status, 86, read from its recorder, decided
+    assert spare.msg_fd == -1 and spare.proc.returncode is not None  # closed, reaped
+
+    # It reads its request, then ends without running the worker.
+    verdict, (mute,) = check(["bash", "-c", "head -c 1 > /dev/null; exit 0", "_"])
+    assert verdict.status == "memory_error", verdict.reason
+    assert runs == [mute, None]  # it was used, said nothing, and the check ran again
+
+
+def test_a_task_server_on_a_gpu_starts_each_memcheck_run_of_the_next_lab_ahead(monkeypatch):
+    """For the next task on a GPU the task server starts, besides its worker servers, one
+    process per memcheck run of the lab (every exercise, implementation and sanitizer tool),
+    each as `memcheck_check` would start it. Controls: none on the CPU, none without the
+    sanitizer, nothing at all with TCLAB_WARM_SERVERS=0 or when no task is to come."""
+    import collections
+    import shutil
+
+    from grader.course import task
+    from grader.judge import memcheck
+
+    folders, made = [], []
+    monkeypatch.setattr(runner, "Server", lambda device, root, *a: folders.append(root) or device)
+    monkeypatch.setattr(runner, "_start", lambda *a, **k: made.append((a, k)) or len(made))
+    monkeypatch.setattr(memcheck, "flags", lambda tool, check_="memcheck": ["--tool", check_])
+    sanitizer = "/opt/cuda/bin/compute-sanitizer"
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: sanitizer)
+
+    def warm(lab="lab01_vector_add", device="gpu", more=True):
+        monkeypatch.setenv("TCLAB_DEVICE", device)
+        made.clear()
+        ahead = task._warm({"argv": ["course", lab, "student"], "more": more})
+        return ahead, collections.Counter((a[0], tuple(a[1]), k.get("record")) for a, k in made)
+
+    try:
+        ahead, started = warm()
+        assert set(ahead.servers) == {("gpu", "triton"), ("gpu", "cuda")}
+        assert {key: len(procs) for key, procs in ahead.started.items()} == {
+            ("triton", "memcheck"): 1, ("cuda", "memcheck"): 1, ("cuda", "synccheck"): 1}
+        memcheck_argv = (sanitizer, "--tool", "memcheck")
+        assert started == {("gpu", memcheck_argv, True): 2,
+                           ("gpu", (sanitizer, "--tool", "synccheck"), True): 1}, started
+        assert all(a[2:] == (memcheck.ENV, None, None) for a, _ in made)  # no reference
+        ahead, started = warm("lab02_matrix_add")  # two exercises: two of each
+        assert sorted(map(len, ahead.started.values())) == [2, 2, 2]
+        ahead, started = warm(device="cpu")
+        assert set(ahead.servers) == {("cpu", "triton"), ("cpu", "cuda")} and not made
+        monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+        ahead, _ = warm()
+        assert len(ahead.servers) == 2 and not ahead.started and not made
+        monkeypatch.setattr(shutil, "which", lambda name, *a, **k: sanitizer)
+        ahead, _ = warm(more=False)
+        assert ahead == runner.Warm() and not made
+        monkeypatch.setenv("TCLAB_WARM_SERVERS", "0")
+        ahead, _ = warm()
+        assert ahead == runner.Warm() and not made
+    finally:
+        for folder in set(folders):
+            shutil.rmtree(folder, ignore_errors=True)

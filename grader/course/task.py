@@ -40,7 +40,7 @@ STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tas
 # The reference's times serve every submission graded on the same GPU within this many
 # seconds (grading.REFERENCE_MAX_AGE_ENV; TCLAB_REFERENCE_MAX_AGE=0 measures it per check).
 REFERENCE_MAX_AGE = 600.0
-WARM_ENV = "TCLAB_WARM_SERVERS"  # "0": a task server starts no worker servers ahead
+WARM_ENV = "TCLAB_WARM_SERVERS"  # "0": a task server starts no worker processes ahead
 
 
 def load_config(root: Path, **overrides):
@@ -187,7 +187,7 @@ def serve() -> None:
 
     from grader.course import regrade  # noqa: F401
 
-    warm: dict = {}  # the next task's worker servers, started while this one runs
+    warm = runner.Warm()  # the next task's processes, started while this one runs
     try:
         for line in sys.stdin:
             warm = _serve_one(json.loads(line), warm)
@@ -195,20 +195,30 @@ def serve() -> None:
         runner.reap(warm)
 
 
-def _roles(argv: list[str]) -> list[str]:
-    """The implementations a task's lab grades (its worker servers' roles)."""
+def _warm(request: dict) -> runner.Warm:
+    """The processes the task after `request`'s will use, started now if one is to come (the
+    request's "more"; `TCLAB_WARM_SERVERS=0`: never): a worker server per implementation its
+    lab grades and, on a GPU, a process for each memcheck run of the lab
+    (`grading.memcheck_runs`: 9-11 s of imports each under compute-sanitizer on an H200
+    machine, the last of the untimed checks to end when started on request). From this
+    process's main thread, which outlives them (see runner.Session)."""
+    # TCLAB_DEVICE is set by the autograde: asking torch would start CUDA in this process.
+    device = os.environ.get("TCLAB_DEVICE")
+    if not (request.get("more", True) and os.environ.get(WARM_ENV, "1") != "0"
+            and device in ("gpu", "cpu")):
+        return runner.Warm()
     try:
-        lab = manifest.get(argv[1])
+        lab = manifest.get(request["argv"][1])
     except (IndexError, manifest.ManifestError):
-        return []
-    return list(dict.fromkeys(impl for ex in lab.exercises for impl in ex.impls))
+        return runner.Warm()
+    roles = list(dict.fromkeys(impl for ex in lab.exercises for impl in ex.impls))
+    return runner.prestart(device, roles, grading.memcheck_runs(lab) if device == "gpu" else [])
 
 
-def _serve_one(request: dict, warm: dict) -> dict:
+def _serve_one(request: dict, warm: runner.Warm) -> runner.Warm:
     """Fork the task of `request`, handing it `warm` (`runner.adopt`); start the next task's
-    servers meanwhile, if one is to come (the request's "more"; `TCLAB_WARM_SERVERS=0`:
-    never); once the task has ended, kill what is left of the servers it held. Returns the
-    next task's servers."""
+    processes meanwhile (`_warm`); once the task has ended, kill what is left of those it
+    held. Returns the next task's."""
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
@@ -232,15 +242,11 @@ def _serve_one(request: dict, warm: dict) -> dict:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
-    held, warm = warm, {}
+    held, warm = warm, runner.Warm()
     runner.forget(held)
     print(json.dumps({"pid": pid, "created": _created(pid)}), flush=True)
     try:
-        # TCLAB_DEVICE is set by the autograde: asking torch would start CUDA in this process.
-        device = os.environ.get("TCLAB_DEVICE")
-        if (request.get("more", True) and os.environ.get(WARM_ENV, "1") != "0"
-                and device in ("gpu", "cpu")):
-            warm = runner.prestart(device, _roles(request["argv"]))
+        warm = _warm(request)
     finally:
         _, status = os.waitpid(pid, 0)
         runner.reap(held)
