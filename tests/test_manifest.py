@@ -213,3 +213,19 @@ def test_special_values_are_planted(tmp_path):
     assert int((x == 7.5).sum()) == 1
     again = check.make_inputs(total, shape, 5, "float32")["x"]
     assert not torch.equal(torch.isnan(x), torch.isnan(again)), "NaN always at the same place"
+
+
+def _elements(ex, shape: dict) -> int:
+    return sum(ex.numel(t, shape) for t in (*ex.inputs, *ex.outputs))
+
+
+@pytest.mark.parametrize("lab_id", sorted(manifest.registry()))
+def test_every_suite_ends_with_a_small_shape(lab_id):
+    """A suite's last shape runs twice (the replay check, `check.cases`): where it was the
+    largest, the Triton interpreter paid for it twice (half of lab01's CPU check), and on a GPU
+    the grading host judged 2^24 elements twice (1-3 s each)."""
+    for ex in manifest.get(lab_id).exercises:
+        for suite in ("public", "hidden", "gpu"):
+            sizes = [_elements(ex, s) for s in ex.shapes.get(suite, ())]
+            if len(set(sizes)) > 1:
+                assert sizes[-1] < max(sizes), f"{ex.key} {suite}: {sizes}"
