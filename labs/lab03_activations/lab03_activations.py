@@ -689,7 +689,7 @@ bench(LAB, "cuda", sigmoid_cuda, graded=True)
 # at the store. Then fold the two: `x * e / (1 + e)` for negative `x` and `x / (1 + e)` for the
 # rest is one division, where the sigmoid's reciprocal and two products were four operations.
 # In float16, where each byte carries twice the arithmetic, that took a Triton kernel from 91%
-# to 98% of the H200's copy roof.
+# to 97% of the H200's copy roof.
 # </details>
 #
 # <details><summary>Hint 2 — why not x / (1 + exp(-x))?</summary>

@@ -1521,13 +1521,13 @@ check(LAB, "cuda", layernorm_backward_cuda, suite="hidden")
 #
 # | columns, dtype | torch's backward | reference, Triton · CUDA | this lab's solution, Triton · CUDA |
 # |---|---|---|---|
-# | 4096, float32 | 1813 | 3502 · 3555 | 3432 · 3717 |
-# | 5120, float32 | 1753 | 3571 · 3137 | 3535 · 3756 |
-# | 4096, bfloat16 | 1761 | 3141 · 3297 | 3267 · 3086 |
-# | 5120, bfloat16 | 1489 | 3519 · 2763 | 3413 · 2563 |
+# | 4096, float32 | 1838 | 3669 · 3544 | 3389 · 3738 |
+# | 5120, float32 | 1779 | 3672 · 3100 | 3491 · 3741 |
+# | 4096, bfloat16 | 1775 | 3354 · 3278 | 3239 · 3069 |
+# | 5120, bfloat16 | 1502 | 3468 · 2750 | 3380 · 2551 |
 #
-# (The Triton solution without its tail block and with `mean`, `rstd` loaded in the loop:
-# 2809 GB/s at 5120 columns in bfloat16, 3237 in float32, in the same run.)
+# (In an earlier run, the Triton solution without its tail block and with `mean`, `rstd`
+# loaded in the loop: 2809 GB/s at 5120 columns in bfloat16, 3237 in float32.)
 
 # %% nbgrader={"grade": true, "grade_id": "perf_layernorm_backward_triton", "locked": true, "schema_version": 3, "solution": false}
 bench(LAB, "triton", layernorm_backward_triton)
