@@ -17,6 +17,7 @@ Kernels decorated before the repair stay compiled-mode: their cell must run agai
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import sys
@@ -101,6 +102,22 @@ def _patch_autotuner() -> None:
     except ImportError:
         return
     Autotuner.do_bench = property(lambda self: _untimed)
+
+
+def _patch_overflow_checks() -> None:
+    """The interpreter checks every 32-bit integer add, subtract and multiply for overflow (a
+    cast to int64, two comparisons and an assert each: a third of a vector add's interpreted
+    time, lab01 on the CPU), and its assert, as a compiled kernel's, fires only in debug mode:
+    the work was for nothing. Off; int32 wraps, as on a GPU (the labs' CPU shapes stay far
+    from 2^31; 64-bit offsets are a GPU suite's test)."""
+    try:
+        from triton.runtime import interpreter as interp
+    except ImportError:
+        return
+    builder = getattr(interp, "interpreter_builder", None)
+    options = getattr(builder, "options", None)
+    if dataclasses.is_dataclass(options) and getattr(options, "sanitize_overflow", False):
+        builder.options = dataclasses.replace(options, sanitize_overflow=False)
 
 
 # --- libdevice under the interpreter --------------------------------------------------------
@@ -402,6 +419,7 @@ def ensure(device: str) -> None:
     if needs_repair():
         repair(_importer_globals())
     _patch_autotuner()
+    _patch_overflow_checks()
     _patch_libdevice()
     _patch_comparisons()
     _patch_bf16_rounding()

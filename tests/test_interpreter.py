@@ -157,3 +157,35 @@ def test_libdevice_runs_under_the_interpreter():
     raw = next(line.split()[2:] for line in proc.stdout.splitlines()
                if line.startswith("bf16 raw"))
     assert float(raw[0]) > 1e3, proc.stdout
+
+
+
+OVERFLOW = r"""
+from grader import interpreter
+interpreter.ensure("cpu")
+import torch, triton, triton.language as tl
+from triton.runtime import interpreter as interp
+
+@triton.jit
+def wrap(out_ptr, a, b):
+    tl.store(out_ptr, a * b + 7)
+
+out = torch.zeros(1, dtype=torch.int32)
+wrap[(1,)](out, 2**20, 2**12)  # 2^32 + 7 in int32
+print("wrapped", out.item())
+print("checks", interp.interpreter_builder.options.sanitize_overflow,
+      "as shipped", interp.InterpreterOptions().sanitize_overflow)
+"""
+
+
+def test_int32_arithmetic_is_not_checked_and_wraps_as_on_a_gpu():
+    """The interpreter as shipped checks every int32 add, subtract and multiply for overflow
+    (a third of lab01's interpreted time), and its assert fires only in debug mode: the work
+    is for nothing here. Off (`_patch_overflow_checks`); int32 wraps, as a compiled kernel's
+    does. The control: a fresh InterpreterOptions still has the check on."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", OVERFLOW], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "wrapped 7" in proc.stdout, proc.stdout
+    assert "checks False as shipped True" in proc.stdout, proc.stdout
