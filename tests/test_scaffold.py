@@ -77,9 +77,6 @@ def test_new_writes_a_lab_whose_manifest_loads(tmp_path):
     assert [s["n"] for s in ex.shapes["public"]] == [1, 127, 128, 1000, 129]
     assert [s["n"] for s in ex.shapes["hidden"]] == [2, 4097, 65537, 3]
     assert [s["n"] for s in ex.shapes["gpu"]] == [16777219, 1048577]
-    for suite in ("public", "hidden", "gpu"):  # the replay check repeats a small last shape
-        sizes = [s["n"] for s in ex.shapes[suite]]
-        assert sizes[-1] < max(sizes), (suite, sizes)
     assert [s["n"] for s in ex.shapes["perf"]] == [2**28]
     assert max(s["n"] for s in ex.shapes["sweep"]) == 2**28 and len(ex.shapes["sweep"]) > 2
     assert ex.impls["triton"] == manifest.Impl("triton", f"{OP}_triton", f"{OP}_kernel",
