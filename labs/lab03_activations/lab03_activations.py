@@ -885,7 +885,9 @@ bench(LAB, "cuda", silu_cuda, graded=True)
 #
 # Two comparisons, each False for NaN: if `x` is below `lo` take `lo`, else if it is above `hi`
 # take `hi`, else take `x`. In Triton, nested `tl.where`s (or `tl.clamp` with
-# `propagate_nan=tl.PropagateNan.ALL`); in CUDA, nested `? :`.
+# `propagate_nan=tl.PropagateNan.ALL`). In CUDA, two `? :` one after the other,
+# `t = v < lo ? lo : v` then `t > hi ? hi : t`: nvcc compiles them to two selects, where the
+# nested form `v < lo ? lo : (v > hi ? hi : v)` becomes a branch for every element.
 # </details>
 
 # %% nbgrader={"grade": false, "grade_id": "clip_triton", "locked": false, "schema_version": 3, "solution": true}
@@ -954,7 +956,11 @@ __device__ __forceinline__ void clip(const T *__restrict__ x,  // input
     /// BEGIN SOLUTION
     // Both comparisons are False for NaN: it falls through to v. (fminf(fmaxf(v, lo), hi)
     // would return lo for it.)
-    auto op = [lo, hi](float v) { return v < lo ? lo : (v > hi ? hi : v); };
+    // One select after the other, not nested: nvcc turns nested ?: into a branch per element.
+    auto op = [lo, hi](float v) {
+        const float t = v < lo ? lo : v;
+        return t > hi ? hi : t;
+    };
     constexpr int PACK = sizeof(uint4) / sizeof(T);
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     int n_chunks = n / PACK;

@@ -8,6 +8,9 @@
 // even (torch's rounding). NaN propagates as in torch: selects whose comparison is False for
 // NaN, never fmaxf / fminf (which return the other operand). The sigmoid's exp argument is
 // never positive (no overflow) and its divisor lies in [1, 2] (so __fdividef is exact enough).
+// On a GPU of sm_80 or later, 16-bit relu and clip skip the float round trip: they work on
+// pairs with __hmax2_nan / __hmin2_nan (see "16-bit pairs" below); the CPU backend runs the
+// float form.
 //
 // VEC comes from the launcher (elementwise_cuda.py prepends #define VEC). Kernels:
 // <op>_kernel_<dtype>, op in relu / leaky_relu / sigmoid / silu / clip, dtype in f32 / f16 /
@@ -68,11 +71,17 @@ struct Silu {
     __device__ __forceinline__ float operator()(float v) const { return v * stable_sigmoid(v); }
 };
 
+// Two selects, one after the other, each False for NaN (NaN falls through both). The nested
+// select v < lo ? lo : (v > hi ? hi : v) compiles to a branch per element (nvcc 13, sm_90: the
+// bfloat16 kernel had 10 BSSY/BSYNC regions in 147 SASS instructions, float32 6 in 93); these
+// compile to FSETP + FSEL pairs, no branch (float32: 70 instructions, its 2 BSSY regions the
+// load and store guards that every op has).
 struct Clip {
     float lo, hi;
     __device__ __forceinline__ float operator()(float v) const
     {
-        return v < lo ? lo : (v > hi ? hi : v);
+        const float t = v < lo ? lo : v;
+        return t > hi ? hi : t;
     }
 };
 
@@ -123,6 +132,63 @@ __device__ __forceinline__ void apply(const T *__restrict__ x, T *__restrict__ o
         out[tail] = from_float<T>(op(to_float(x[tail])));
     }
 }
+
+// ---------------------------------------------------------------- 16-bit pairs (sm_80+)
+
+// __hmax2_nan / __hmin2_nan compare two pairs of halves or bfloat16s in one instruction (SASS
+// HMNMX2.NAN) and let NaN through, as torch does; nothing is widened and nothing rounded (the
+// result is one of the inputs). Measured on an H200 (one run, as a lab solution with the
+// two-select Clip, against this file's float form with the nested select): clip float16 and
+// bfloat16 1.01x (from 4256 and 4247 GB/s, 97% of the roof), relu 1.00x (noise). Each
+// specializes map_chunk for one 16-bit op; apply picks it up unchanged. The CPU backend has
+// neither intrinsic and does not define __CUDA_ARCH__: it keeps the generic map_chunk, in float.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+__device__ __forceinline__ __half2 pair(__half v) { return __halves2half2(v, v); }
+__device__ __forceinline__ __nv_bfloat162 pair(__nv_bfloat16 v)
+{
+    return __halves2bfloat162(v, v);
+}
+
+// min(max(x, lo), hi) on the four pairs of a chunk. lo and hi come rounded to T: x is a T and
+// rounding is monotone, so clamping to the rounded bounds gives the float clamp, rounded.
+template <class T2>
+__device__ __forceinline__ uint4 clamp_pairs(uint4 a, T2 lo, T2 hi)
+{
+    T2 *p = reinterpret_cast<T2 *>(&a);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) p[k] = __hmin2_nan(__hmax2_nan(p[k], lo), hi);
+    return a;
+}
+
+// max(x, lo) on the four pairs of a chunk (relu: lo = 0).
+template <class T2>
+__device__ __forceinline__ uint4 max_pairs(uint4 a, T2 lo)
+{
+    T2 *p = reinterpret_cast<T2 *>(&a);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) p[k] = __hmax2_nan(p[k], lo);
+    return a;
+}
+
+template <> __device__ __forceinline__ uint4 map_chunk<__half, Relu>(uint4 a, Relu)
+{
+    return max_pairs(a, pair(from_float<__half>(0.0f)));
+}
+template <> __device__ __forceinline__ uint4 map_chunk<__nv_bfloat16, Relu>(uint4 a, Relu)
+{
+    return max_pairs(a, pair(from_float<__nv_bfloat16>(0.0f)));
+}
+template <> __device__ __forceinline__ uint4 map_chunk<__half, Clip>(uint4 a, Clip op)
+{
+    return clamp_pairs(a, pair(from_float<__half>(op.lo)), pair(from_float<__half>(op.hi)));
+}
+template <>
+__device__ __forceinline__ uint4 map_chunk<__nv_bfloat16, Clip>(uint4 a, Clip op)
+{
+    return clamp_pairs(a, pair(from_float<__nv_bfloat16>(op.lo)),
+                       pair(from_float<__nv_bfloat16>(op.hi)));
+}
+#endif
 
 // ---------------------------------------------------------------- relu
 
