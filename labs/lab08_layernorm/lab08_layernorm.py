@@ -30,19 +30,21 @@
 #    the minimum traffic, one read of `x` and one write of `out`.
 # 2. **Mean and variance in float32, and how not to lose them.** Two passes over a row held in
 #    registers, or Welford's running update; why the one-pass `E[x²] - E[x]²` cancels.
-# 3. **Rows longer than a block**: each CUDA thread keeps several columns, a Triton block is
-#    as wide as the row; what a kernel does when the row does not fit at all.
+# 3. **Rows in chunks**: each CUDA thread keeps several chunks of its row, a Triton program
+#    cuts its row into chunks in a loop unrolled at compile time (`tl.static_range`) instead of
+#    one power-of-two block with lanes masked; what a kernel does when the row does not fit at
+#    all.
 # 4. **bfloat16 in, float32 math, one rounding out**, with 16-byte accesses in CUDA C, and
 #    the row kept in registers as it was read: a memory-bound kernel's speed is the bytes it
 #    keeps in flight, not the values.
 # 5. **The backward pass** (the challenge exercise): `dx` is a row reduction again, but `dw`
 #    and `db` sum over *rows*, across all the programs: partial sums per group of rows, then a
 #    second kernel, and why not one `atomicAdd` per row; in CUDA, the next row's loads in
-#    flight while this row is reduced.
+#    flight while this row is reduced, and a register budget that lets two blocks share an SM.
 #
 # | idea | Triton | CUDA C |
 # |---|---|---|
-# | a row per worker | `row = tl.program_id(0)`; the whole row in one block, `BLOCK_SIZE = triton.next_power_of_2(n_cols)` | `row = blockIdx.x`; the block's threads share the row: thread `t` keeps chunks `t, t + blockDim.x, …` in a small register array |
+# | a row per worker | `row = tl.program_id(0)`; the row in `N_CHUNKS` chunks of `BLOCK_SIZE` columns (a power of two), `for k in tl.static_range(N_CHUNKS)` | `row = blockIdx.x`; the block's threads share the row: thread `t` keeps chunks `t, t + blockDim.x, …` in a small register array |
 # | padded rows | `x_ptr + row * stride_xr + cols` | `x + (size_t)row * stride_xr` |
 # | 64-bit offsets | `tl.program_id(0).to(tl.int64)` before `row * stride_xr` | `(size_t)row * stride_xr` |
 # | the columns past `n_cols` | `tl.load(..., mask=cols < n_cols, other=0.0)`: they add 0 to a sum, but `x - mean` is `-mean` there, so zero them again with `tl.where(mask, x - mean, 0.0)` before squaring | the same: the given `load_chunk` reads them as 0; set `x - mean` to 0 past the row |
@@ -139,13 +141,58 @@ LAB = "lab08_layernorm"
 # | 4096 columns, bfloat16 | 2566 | 3791 · 3856 | 4023 · 3955 |
 # | 5120 columns, bfloat16 | 2613 | 3359 · 3983 | 3282 · 3944 |
 #
-# A third to a half faster than torch's own fused kernel, from one read and one write.
+# A third to a half faster than torch's own fused kernel, from one read and one write. The
+# Triton numbers predate the chunked kernels below: this table's Triton reference and solution
+# held each row in one block of the next power of two. In a later run on an H200, against that
+# reference, the chunked solution moved 0.99 / 0.96 / 1.06 / 1.20× its bandwidth on these
+# four rows (the one-block solution: 1.05 / 1.02 / 1.04 / 0.99×).
 #
 # ### Triton
 #
-# One program per row, the whole row in one block: `BLOCK_SIZE` is the next power of two at
-# or above `n_cols`, and the columns past `n_cols` are masked. Load, widen to float32, reduce
-# twice, normalise, scale and shift, round once, store.
+# One program per row. The simplest kernel holds the whole row in one block: `BLOCK_SIZE =
+# triton.next_power_of_2(n_cols)` lanes, the columns past `n_cols` masked; load, widen to
+# float32, reduce twice, normalise, scale and shift, round once, store. It is right on every
+# shape, and as fast as the reference at 4096 columns: write it first (with `N_CHUNKS = 1`),
+# then cut the row into chunks.
+#
+# **The lanes a mask throws away.** A row of 5120 columns (Llama 2 13B's hidden size) takes a
+# block of 8192, and 37.5% of its lanes are masked. A masked lane loads nothing, but it is
+# still an element of the block's tensors, and the compiler gives it registers all the same:
+# the program holds the registers of 8192 values to work on 5120. An SM shares its 65536
+# registers among the programs it runs, so fewer of them fit, fewer loads are in flight at
+# once, and a memory-bound kernel is as fast as the bytes it keeps in flight (the CUDA part
+# below counts them). On an H200 that one block ran bfloat16 × 5120 at 75% of the copy roof,
+# where it ran 4096 columns at 91% (the table above).
+#
+# **A row in chunks.** Cut the row into `N_CHUNKS` chunks of `BLOCK_SIZE = 1024` columns (a
+# power of two, as `tl.arange` needs): 4096 = 4 × 1024 and 5120 = 5 × 1024, no lane masked.
+# Lane `j` holds column `j` of every chunk and adds them up in a `[BLOCK_SIZE]` float32
+# accumulator, which one `tl.sum` reduces after the last chunk. The kernel makes three passes
+# over the chunks of its row: the mean; the squared deviations around it; the output.
+#
+# **`tl.static_range`.** `for k in tl.static_range(N_CHUNKS)`, with `N_CHUNKS` a
+# `tl.constexpr`, is unrolled when the kernel is compiled: `N_CHUNKS` copies of the body, each
+# chunk in registers of its own, so that all the row's loads can be issued before the first sum
+# waits on any of them (a plain `range` is a loop at run time). `EVEN`, a `tl.constexpr` too,
+# is `n_cols % BLOCK_SIZE == 0`: under `if EVEN:` the chunks are loaded and stored without a
+# mask, and the compiler drops the branch not taken; otherwise the last chunk runs past the
+# row and is masked, as the one block was.
+#
+# **Three reads of `x` in the source, one from memory.** Pass 2 loads the same addresses as
+# pass 1 with no store in between: the compiler sees the same loads twice and keeps pass 1's
+# values in registers. Pass 3 comes after stores to `out`, which the compiler cannot prove do
+# not overlap `x`, so it loads the chunks again, and they come from the L1 cache (256 KiB an
+# SM on an H200; the row, 10 or 20 KiB, was read a moment ago) or at worst from the L2, not
+# from memory. In exchange, no register holds a chunk from the statistics to its store.
+#
+# **Warps.** One 16-byte load per thread per chunk: 1024 bfloat16 are 2 KiB, 128 threads (4
+# warps); 1024 float32 take 8 warps. Rows of more than `MAX_CHUNKS = 8` chunks take wider
+# chunks (16384 columns: 8 of 2048), so that the unrolled code stays short and a thread holds
+# at most 8 loads of its row; a row shorter than a chunk is one masked chunk, as before.
+#
+# On an H200, against the one-block Triton reference of the table above, the chunked kernel
+# moved 1.20× its bandwidth at bfloat16 × 5120, where the one-block kernel moved 0.99×; on the
+# other three rows both stay within a few percent of it (the numbers under the table).
 
 # %% nbgrader={"grade": false, "grade_id": "layernorm_triton", "locked": false, "schema_version": 3, "solution": true}
 @triton.jit
@@ -157,62 +204,114 @@ def layernorm_kernel(
     n_cols,  # columns per row: the normalised dimension
     stride_xr,  # elements between the starts of two rows of x
     eps,  # added to the variance, inside the square root
-    BLOCK_SIZE: tl.constexpr,  # a power of two >= n_cols: the whole row in one block
+    BLOCK_SIZE: tl.constexpr,  # a power of two: the columns of one chunk of the row
+    N_CHUNKS: tl.constexpr,  # cdiv(n_cols, BLOCK_SIZE): the chunk loops unroll at compile time
+    EVEN: tl.constexpr,  # n_cols % BLOCK_SIZE == 0: no chunk runs past the row, no mask
 ):
     ### BEGIN SOLUTION
     row = tl.program_id(0).to(tl.int64)  # row * stride_xr can pass 2^31 on large inputs
+    x_row = x_ptr + row * stride_xr
+    out_row = out_ptr + row * n_cols
     cols = tl.arange(0, BLOCK_SIZE)
-    mask = cols < n_cols  # the block is wider than the row
-    x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
-    mean = tl.sum(x, axis=0) / n_cols  # the masked lanes add 0
-    d = tl.where(mask, x - mean, 0.0)  # masked lanes hold -mean: zero them before squaring
-    var = tl.sum(d * d, axis=0) / n_cols  # biased: divided by n, as torch does
-    rstd = tl.rsqrt(var + eps)
-    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)  # the same mask: weight has n_cols
-    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)  # and so has bias
-    y = d * rstd * w + b
-    tl.store(out_ptr + row * n_cols + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
+    # Pass 1, the mean: each lane adds up its column of every chunk, one tl.sum at the end.
+    acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for k in tl.static_range(N_CHUNKS):  # unrolled: every chunk's load issued up front
+        c = k * BLOCK_SIZE + cols
+        if EVEN:  # decided at compile time: no mask code at all
+            x = tl.load(x_row + c)
+        else:
+            x = tl.load(x_row + c, mask=c < n_cols, other=0.0)  # past the row: 0, adds nothing
+        acc += x.to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n_cols
+    # Pass 2, the variance around the mean (no cancellation). The same loads as pass 1 and no
+    # store between them: the compiler reuses pass 1's registers instead of reading again.
+    acc = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for k in tl.static_range(N_CHUNKS):
+        c = k * BLOCK_SIZE + cols
+        if EVEN:
+            d = tl.load(x_row + c).to(tl.float32) - mean
+        else:
+            mask = c < n_cols
+            x = tl.load(x_row + c, mask=mask, other=0.0).to(tl.float32)
+            d = tl.where(mask, x - mean, 0.0)  # past the row x - mean is -mean: zero it
+        acc += d * d
+    rstd = tl.rsqrt(tl.sum(acc, axis=0) / n_cols + eps)  # biased: divided by n, as torch does
+    # Pass 3, the output. After the first store the compiler cannot tell whether out overlaps
+    # x, so it loads x again: from the L1 cache, where pass 1 left the row a moment ago.
+    for k in tl.static_range(N_CHUNKS):
+        c = k * BLOCK_SIZE + cols
+        if EVEN:
+            x = tl.load(x_row + c).to(tl.float32)
+            w = tl.load(w_ptr + c).to(tl.float32)
+            b = tl.load(b_ptr + c).to(tl.float32)
+            y = (x - mean) * rstd * w + b
+            tl.store(out_row + c, y.to(out_ptr.dtype.element_ty))
+        else:
+            mask = c < n_cols  # the last chunk runs past the row, and past weight and bias
+            x = tl.load(x_row + c, mask=mask, other=0.0).to(tl.float32)
+            w = tl.load(w_ptr + c, mask=mask, other=0.0).to(tl.float32)
+            b = tl.load(b_ptr + c, mask=mask, other=0.0).to(tl.float32)
+            y = (x - mean) * rstd * w + b
+            tl.store(out_row + c, y.to(out_ptr.dtype.element_ty), mask=mask)
     ### END SOLUTION
+
+
+# Columns per chunk: 4096 and 5120 (Llama's hidden sizes) are whole chunks, no lane masked.
+CHUNK = 1024
+# The most chunks in a row: longer rows take wider chunks (16384 columns: 8 of 2048), so that
+# the unrolled loops stay short and a thread holds at most 8 loads of its row.
+MAX_CHUNKS = 8
 
 
 def layernorm_triton(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
                      out: torch.Tensor, eps: float) -> None:
-    """out = layer_norm(x) over each row, one program per row."""
+    """out = layer_norm(x) over each row, one program per row, the row in chunks."""
     ### BEGIN SOLUTION
     assert x.ndim == 2 and x.stride(1) == 1, f"need rows of contiguous columns, got {x.stride()}"
     n_rows, n_cols = x.shape
     assert weight.shape == bias.shape == (n_cols,), \
         f"weight {tuple(weight.shape)}, bias {tuple(bias.shape)}: expected ({n_cols},)"
-    BLOCK_SIZE = triton.next_power_of_2(n_cols)
-    # More warps for longer rows: each thread then holds at most 32 values of the row.
-    num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)
+    # CHUNK columns, wider for rows of more than MAX_CHUNKS chunks, and no wider than the row
+    # needs: a row of 7 is one chunk of 8.
+    BLOCK_SIZE = min(max(CHUNK, triton.next_power_of_2(triton.cdiv(n_cols, MAX_CHUNKS))),
+                     triton.next_power_of_2(n_cols))
+    # One 16-byte load per thread per chunk (4 warps for 1024 bfloat16, 8 for float32), from 1
+    # warp for a short row to 16, the most a program has.
+    num_warps = max(1, min(16, BLOCK_SIZE * x.element_size() // (16 * 32)))
     layernorm_kernel[(n_rows,)](x, weight, bias, out, n_cols, x.stride(0), eps,
-                                BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
+                                BLOCK_SIZE=BLOCK_SIZE, N_CHUNKS=triton.cdiv(n_cols, BLOCK_SIZE),
+                                EVEN=n_cols % BLOCK_SIZE == 0, num_warps=num_warps)
     ### END SOLUTION
 
 
 # %% [markdown]
-# <details><summary>Hint 1 — start from lab 07</summary>
+# <details><summary>Hint 1 — one block first</summary>
 #
-# The row softmax of lab 07 has this kernel's shape: a program id for the row, offsets and a
-# mask for the columns, a masked load, reductions with `tl.sum`, a masked store. Here the
+# Lab 07's row softmax has the one-block kernel's shape: a program id for the row, offsets and
+# a mask for the columns, a masked load, reductions with `tl.sum`, a masked store. Here the
 # masked load uses `other=0.0` (a zero adds nothing to a sum), and there are two reductions
-# (the mean, then the variance) where softmax had a max and a sum.
+# (the mean, then the variance) where softmax had a max and a sum. Launch it with `BLOCK_SIZE
+# = triton.next_power_of_2(n_cols)`, `N_CHUNKS = 1`, `EVEN = n_cols == BLOCK_SIZE`, and make
+# it pass before you cut the row.
 # </details>
 #
-# <details><summary>Hint 2 — the variance's trap</summary>
+# <details><summary>Hint 2 — the chunk loops, and the variance's trap</summary>
 #
-# After `mean = tl.sum(x, axis=0) / n_cols`, the masked lanes of `x - mean` hold `-mean`, not
-# 0: squared and summed they add `(BLOCK_SIZE - n_cols) * mean²` to the variance. Wrap the
-# difference in `tl.where(mask, x - mean, 0.0)` and keep that for the output too. Divide by
-# `n_cols`, never by `BLOCK_SIZE`.
+# In `for k in tl.static_range(N_CHUNKS):` chunk `k` is columns `c = k * BLOCK_SIZE + cols`.
+# Each pass is one such loop: add the chunks into a `tl.zeros([BLOCK_SIZE], dtype=tl.float32)`
+# accumulator, and `tl.sum` it once, after the loop. In the variance's pass, the masked lanes
+# of a masked chunk hold `x - mean = -mean`, not 0: squared and summed they would add `mean²`
+# each; zero them with `tl.where(mask, x - mean, 0.0)`. Divide by `n_cols`, never by
+# `N_CHUNKS * BLOCK_SIZE`. The output's pass loads `x`, `weight` and `bias` of its chunk again.
 # </details>
 #
 # <details><summary>Hint 3 — the launcher</summary>
 #
-# `grid = (n_rows,)`, `BLOCK_SIZE = triton.next_power_of_2(n_cols)`, and pass `x.stride(0)`
-# as `stride_xr` (never assume `n_cols`). A block of 8192 float32 on 4 warps is 64 values per
-# thread: give long rows more warps, `num_warps = min(max(BLOCK_SIZE // 1024, 4), 16)`.
+# `grid = (n_rows,)`, and pass `x.stride(0)` as `stride_xr` (never assume `n_cols`).
+# `BLOCK_SIZE`: `CHUNK`, or `triton.next_power_of_2(triton.cdiv(n_cols, MAX_CHUNKS))` where
+# that is wider, and never wider than `triton.next_power_of_2(n_cols)`. `N_CHUNKS` and `EVEN`
+# follow from it. `num_warps`: a thread's 16 bytes of a chunk are `16 // x.element_size()`
+# columns, and a warp has 32 threads; keep it between 1 and 16.
 # </details>
 #
 # ### CUDA C
@@ -525,11 +624,12 @@ bench(LAB, "cuda", layernorm_cuda, graded=True)
 # %% [markdown]
 # ### Rows longer than a block
 #
-# Both kernels hold a whole row in registers, and that has a limit: the register file. A Triton
-# block of 16384 float32 on 16 warps is 32 values per thread; the CUDA kernel above stops at
-# `4 × 1024` chunks (16384 float32 or 32768 bfloat16 columns). Rows of normalised activations
-# rarely exceed that (16384 is Llama 3 405B's hidden size), but a kernel for any length must
-# **loop over the row in chunks**, and then it cannot keep what it read:
+# Both kernels hold a whole row in registers, and that has a limit: the register file. The
+# Triton kernel's unrolled chunks of a row of 16384 float32 are 32 values per thread on 16
+# warps; the CUDA kernel above stops at `4 × 1024` chunks (16384 float32 or 32768 bfloat16
+# columns). Rows of normalised activations rarely exceed that (16384 is Llama 3 405B's hidden
+# size), but a kernel for any length must **loop over the row at run time** (`range`, not
+# `tl.static_range`: a loop, not copies of its body), and then it cannot keep what it read:
 #
 # - **Three passes** (mean; variance around it; normalise and write): `x` is read three
 #   times. A row of tens of KiB stays in the L2 cache (50 MB on an H100, 60 MB on an H200)
@@ -1125,30 +1225,62 @@ def layernorm_backward_triton(dy: torch.Tensor, x: torch.Tensor, mean: torch.Ten
 # Stage 1, `layernorm_backward<T, VEC>`: one block per group of rows, a row at a time. As in
 # exercise 1, thread `t` owns chunks `t, t + blockDim.x, …` of a row; it owns the **same**
 # columns in every row of the group, so its `dw` and `db` accumulators (`float dw[CHUNKS][PACK]`)
-# are its own: no shared memory, no atomics. Two `block_sum`s per row, then the row's `dx`.
-# After the last row, each thread writes its accumulators to row `blockIdx.x` of the partial
-# buffers.
+# are its own: no shared memory, no atomics. Each thread keeps `PER_THREAD = 16` columns
+# (`CHUNKS = PER_THREAD / PACK` chunks: 4 of float32, 2 of bfloat16), blocks have up to 512
+# threads, and rows go up to `16 × 512 = 8192` columns (Llama 3 70B's hidden size). Per row:
+# its two sums, one block reduction, its `dx`. After the last row, each thread writes its
+# accumulators to row `blockIdx.x` of the partial buffers.
 #
-# **Load the next row before reducing this one.** A block here holds many registers, so an
-# SM runs only one or two of them, and a block that loads a row and then waits at
-# `block_sum`'s barriers leaves the memory idle meanwhile. So each thread keeps the next row's
-# chunks of `x` and `dy` as read (`uint4 x_next[CHUNKS]`, `dy_next[CHUNKS]`) and issues their
-# loads at the top of each iteration, as soon as it has taken the current row from them; they
-# arrive while this row is reduced and written (a **software pipeline**).
+# A block spends most of a row waiting, for its loads and then at the barriers of its
+# reduction, and the memory idles unless other loads are in flight meanwhile. What keeps them
+# in flight:
 #
-# Registers set the limit here: a thread holds `xhat` and `g` of its row, the next row's
-# chunks and the accumulators `dw` and `db`, where the forward held one row. So each thread
-# keeps `PER_THREAD = 16` columns (`CHUNKS = PER_THREAD / PACK` chunks: 4 of float32, 2 of
-# bfloat16), the kernels allow at most 512 threads per block (`__launch_bounds__(512)`: 128
-# registers each), and rows go up to `16 × 512 = 8192` columns (Llama 3 70B's hidden size).
-# `weight` is re-read for every row: from the cache, and it saves registers.
+# **Both sums in one reduction.** `mean(g)` and `mean(g * xhat)` do not depend on each other,
+# so they need not wait for each other: `block_sum2(a, b)` is exercise 1's `block_sum` for two
+# values at once (two shuffles per step, two slots per warp in shared memory). One pair of
+# `__syncthreads()` per row, where two `block_sum`s take two pairs.
 #
-# A kernel gets the registers of its hungriest path, and the element-wise loads of unaligned
-# rows need more than 16-byte ones: so whether rows are aligned is a template parameter,
-# `VEC`, not an argument, and the given kernels come in pairs, `layernorm_backward_kernel_f32`
-# for aligned rows and `layernorm_backward_kernel_f32_unaligned` for the others (bfloat16
-# alike). The unaligned kernels have no registers left for the next row: with `VEC` false,
-# load each row when its turn comes.
+# **Load the next row before reducing this one.** Each thread keeps the next row's chunks of
+# `x` and `dy` as read (`uint4 x_next[CHUNKS]`, `dy_next[CHUNKS]`) and the next row's `mean`
+# and `rstd` (`mu_next`, `rs_next`). It issues their loads at the top of each iteration, as
+# soon as it has taken the current row from them; they arrive while this row is reduced and
+# written (a **software pipeline**). `mean` and `rstd` are part of it: loaded when their row's
+# turn comes, they would make every row start with a wait.
+#
+# **Two blocks per SM in bfloat16.** While a block waits at its barriers, only the other blocks
+# on its SM keep loads in flight; with one block per SM, none do. A bfloat16 row has half the
+# bytes of a float32 one, for the same float32 arithmetic and nearly the same registers, so a
+# block of it keeps half the bytes in flight: bfloat16 is the dtype that starves. Registers
+# decide how many blocks fit: an SM has 65536, and `__launch_bounds__(N)` makes the compiler
+# keep each thread within `65536 / N` of them (rounded down to a multiple of 8). The float32
+# kernels are bounded for 512 threads (128 registers); the aligned bfloat16 kernel for 640:
+# 96 registers, so that two blocks of 320 threads (5120 columns) share an SM. To see what the
+# compiler made of it, copy the source to a file and run `nvcc -arch=sm_90 --resource-usage
+# -c kernel.cu`: registers per thread, and the bytes of spill stores and loads, which must be
+# 0 (a spilled register lives in local memory, behind the cache).
+#
+# **Recompute instead of keeping.** 96 registers hold a bfloat16 thread's `dw` and `db` (32),
+# this row's and the next row's chunks as read (16 + 16), the weight's chunks and the
+# addresses; they do not also hold this row's `xhat` and `g` through the reduction, 32 floats
+# more. `dx` needs them after it: compute them again from the chunks, a subtraction and two
+# multiplications per element, which a memory-bound kernel has time for. The compiler sees the
+# same expressions twice and would compute them once and keep them, and spill; the given
+# `forget_widened(chunk)`, called on each chunk before `block_sum2`, makes it compute them again.
+#
+# **One wave of groups.** Make as many groups as the GPU runs blocks at once: the SMs
+# (`torch.cuda.get_device_properties(x.device).multi_processor_count`) times the blocks an SM
+# holds, its 65536 registers over `threads ×` the kernel's registers (at most 2048 threads an
+# SM). Fewer leave SMs idle; more make a last, partial wave, and each group adds a partial row
+# to write and read back.
+#
+# `weight` is the same in every row: bfloat16 holds its chunks through the group (8 of its 96
+# registers), float32 re-reads them every row from the cache (16 more would not fit its 128).
+# A kernel gets the registers of its hungriest path, and the element-wise
+# loads of unaligned rows need more than 16-byte ones: so whether rows are aligned is a
+# template parameter, `VEC`, not an argument, and the given kernels come in pairs,
+# `layernorm_backward_kernel_f32` for aligned rows and `layernorm_backward_kernel_f32_unaligned`
+# for the others (bfloat16 alike). The unaligned kernels have no registers left for the next
+# row: with `VEC` false, load each row (and its `mean` and `rstd`) when its turn comes.
 #
 # Stage 2, `column_sum_kernel`, runs on blocks of `32 × SUM_ROWS` threads: `threadIdx.x` picks
 # a column among 32 neighbours (a warp reads 128 contiguous bytes of a partial row), and the
@@ -1215,22 +1347,42 @@ __device__ __forceinline__ void store_chunk(T *p, int c, int n, bool vec, const 
     }
 }
 
-// The sum of v over the block's threads, returned to every thread (exercise 1's).
-__device__ float block_sum(float v)
+// Given: a barrier for the compiler only, no instruction. The compiler must assume that the
+// chunk changed here, so what it computed from the chunk before (its widened elements, and
+// xhat or g made from them) it computes again where it is used after, instead of keeping
+// those floats in registers across. An empty asm statement: g++ (the CPU backend) takes it too.
+__device__ __forceinline__ void forget_widened(uint4 &chunk)
+{
+    asm volatile("" : "+r"(chunk.x), "+r"(chunk.y), "+r"(chunk.z), "+r"(chunk.w));
+}
+
+// The sums of a and of b over the block's threads, both returned to every thread: exercise 1's
+// block_sum for two values at once, so that one pair of barriers serves a row's two sums.
+__device__ __forceinline__ void block_sum2(float &a, float &b)
 {
     /// BEGIN SOLUTION
-    __shared__ float per_warp[32];
+    __shared__ float per_warp[2][32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    if (lane == 0) per_warp[warp] = v;
-    __syncthreads();  // every warp's sum is in shared memory before anyone reads it
-    v = lane < blockDim.x / 32 ? per_warp[lane] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) {  // the two shuffles are independent
+        a += __shfl_xor_sync(0xffffffffu, a, offset);
+        b += __shfl_xor_sync(0xffffffffu, b, offset);
+    }
+    if (lane == 0) {
+        per_warp[0][warp] = a;
+        per_warp[1][warp] = b;
+    }
+    __syncthreads();  // every warp's sums are in shared memory before anyone reads them
+    const bool live = lane < blockDim.x / 32;  // a slot per warp of the block
+    a = live ? per_warp[0][lane] : 0.0f;
+    b = live ? per_warp[1][lane] : 0.0f;
 #pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    __syncthreads();  // everyone has read per_warp before it is written again
+    for (int offset = 16; offset > 0; offset /= 2) {
+        a += __shfl_xor_sync(0xffffffffu, a, offset);
+        b += __shfl_xor_sync(0xffffffffu, b, offset);
+    }
+    __syncthreads();  // everyone has read per_warp before the next row writes it
     /// END SOLUTION
-    return v;
 }
 
 // Stage 1: block blockIdx.x takes rows blockIdx.x * rows_per_group ... (at most n_rows - 1),
@@ -1255,7 +1407,9 @@ __device__ __forceinline__ void layernorm_backward(
     }
     const int first = blockIdx.x * rows_per_group;
     const int last = min(first + rows_per_group, n_rows);
-    uint4 x_next[CHUNKS], dy_next[CHUNKS];  // a row of x and dy as read, before its turn
+    // The next row, before its turn: its chunks of x and dy as read, its mean and rstd.
+    uint4 x_next[CHUNKS], dy_next[CHUNKS];
+    float mu_next = 0.0f, rs_next = 0.0f;
     auto fetch = [&](int row) {
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
@@ -1263,8 +1417,17 @@ __device__ __forceinline__ void layernorm_backward(
             x_next[k] = load_chunk(x + (size_t)row * stride_xr, c, n_cols, VEC);  // 64-bit
             dy_next[k] = load_chunk(dy + (size_t)row * stride_dyr, c, n_cols, VEC);
         }
+        mu_next = mean[row];  // one address for the whole warp: a single load
+        rs_next = rstd[row];
     };
     if (VEC && first < last) fetch(first);
+    // Weight as read, the same columns in every row. bfloat16 holds it through the group (8 of
+    // its 96 registers); float32 re-reads it every row from cache (16 more pass its 128).
+    constexpr bool HOLD_W = sizeof(T) == 2;
+    uint4 wr[CHUNKS];
+#pragma unroll
+    for (int k = 0; k < CHUNKS; ++k)
+        if (HOLD_W) wr[k] = load_chunk(w, (threadIdx.x + k * blockDim.x) * PACK, n_cols, VEC);
     for (int row = first; row < last; ++row) {
         if (!VEC) fetch(row);  // element-wise loads leave no registers for a second row
         uint4 xr[CHUNKS], dyr[CHUNKS];
@@ -1273,27 +1436,34 @@ __device__ __forceinline__ void layernorm_backward(
             xr[k] = x_next[k];
             dyr[k] = dy_next[k];
         }
-        const float mu = mean[row], rs = rstd[row];  // row < n_rows; the same for every thread
+        const float mu = mu_next, rs = rs_next;
         if (VEC && row + 1 < last) fetch(row + 1);  // in flight while this row is reduced
-        float xhat[CHUNKS][PACK], g[CHUNKS][PACK];
         float sum_g = 0.0f, sum_gx = 0.0f;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int c = (threadIdx.x + k * blockDim.x) * PACK;
-            const uint4 wc = load_chunk(w, c, n_cols, VEC);  // every row: from cache
+            if (!HOLD_W) wr[k] = load_chunk(w, c, n_cols, VEC);  // every row: from cache
 #pragma unroll
             for (int j = 0; j < PACK; ++j) {
                 const float d = chunk_at<T>(dyr[k], j);  // past the row: 0, as every term
-                xhat[k][j] = (chunk_at<T>(xr[k], j) - mu) * rs;
-                dw[k][j] += d * xhat[k][j];
+                const float xhat = (chunk_at<T>(xr[k], j) - mu) * rs;
+                const float g = d * chunk_at<T>(wr[k], j);
+                dw[k][j] += d * xhat;
                 db[k][j] += d;
-                g[k][j] = d * chunk_at<T>(wc, j);
-                sum_g += g[k][j];
-                sum_gx += g[k][j] * xhat[k][j];
+                sum_g += g;
+                sum_gx += g * xhat;
             }
         }
-        const float mean_g = block_sum(sum_g) / n_cols;
-        const float mean_gx = block_sum(sum_gx) / n_cols;
+        // Through the barriers, keep the chunks as read (4 registers each), not xhat and g
+        // (2 x PACK floats a chunk: 16 in bfloat16): dx computes them again.
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            forget_widened(xr[k]);
+            forget_widened(dyr[k]);
+            forget_widened(wr[k]);
+        }
+        block_sum2(sum_g, sum_gx);
+        const float mean_g = sum_g / n_cols, mean_gx = sum_gx / n_cols;
         T *dx_row = dx + (size_t)row * n_cols;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
@@ -1301,8 +1471,11 @@ __device__ __forceinline__ void layernorm_backward(
             if (c < n_cols) {  // chunks wholly past the row have nothing to write
                 float d[PACK];
 #pragma unroll
-                for (int j = 0; j < PACK; ++j)
-                    d[j] = (g[k][j] - mean_g - xhat[k][j] * mean_gx) * rs;
+                for (int j = 0; j < PACK; ++j) {
+                    const float xhat = (chunk_at<T>(xr[k], j) - mu) * rs;
+                    const float g = chunk_at<T>(dyr[k], j) * chunk_at<T>(wr[k], j);
+                    d[j] = (g - mean_g - xhat * mean_gx) * rs;
+                }
                 store_chunk(dx_row, c, n_cols, VEC, d);
             }
         }
@@ -1334,10 +1507,14 @@ __device__ __forceinline__ void layernorm_backward(
 //   n_rows, n_cols, stride_dyr, stride_xr, rows_per_group (the last block may have fewer).
 // VEC is a template parameter, not a kernel argument: a kernel gets the registers of its
 // hungriest path, and the element-wise loads of unaligned rows need more than 16-byte ones.
-// At most 512 threads per block (__launch_bounds__): each thread holds its PER_THREAD columns
-// of dw and db and of two rows of x and dy, and 512 threads x 128 registers fill an SM's 65536.
-#define LAYERNORM_BACKWARD_KERNEL(NAME, T, VEC)                                                 \
-    extern "C" __global__ void __launch_bounds__(512) NAME(                                    \
+// __launch_bounds__(MAX_THREADS): blocks of at most MAX_THREADS threads, so the compiler keeps
+// each thread within 65536 / MAX_THREADS registers (an SM's, rounded down to a multiple of 8).
+// 512: 128 registers, rows up to 8192 columns. The aligned bfloat16 kernel is bounded for 640
+// threads: 96 registers, so that two blocks of 320 threads (5120 columns) share an SM, and one
+// of 512 still launches. ptxas (nvcc 13, sm_90) for the solution: float32 128 registers,
+// bfloat16 96, none spilled.
+#define LAYERNORM_BACKWARD_KERNEL(NAME, T, VEC, MAX_THREADS)                                    \
+    extern "C" __global__ void __launch_bounds__(MAX_THREADS) NAME(                            \
         const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,     \
         const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,           \
         float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,            \
@@ -1346,10 +1523,10 @@ __device__ __forceinline__ void layernorm_backward(
         layernorm_backward<T, VEC>(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows,   \
                                    n_cols, stride_dyr, stride_xr, rows_per_group);             \
     }
-LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32, float, true)
-LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16, __nv_bfloat16, true)
-LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32_unaligned, float, false)
-LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16_unaligned, __nv_bfloat16, false)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32, float, true, 512)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16, __nv_bfloat16, true, 640)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_f32_unaligned, float, false, 512)
+LAYERNORM_BACKWARD_KERNEL(layernorm_backward_kernel_bf16_unaligned, __nv_bfloat16, false, 512)
 
 // Stage 2: dw[c] and db[c] = the sums of column c of the partial buffers. Blocks of
 // 32 x SUM_ROWS threads: threadIdx.x a column of the block's 32, threadIdx.y a share of the rows.
@@ -1401,7 +1578,8 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
                             rstd: torch.Tensor, weight: torch.Tensor, dx: torch.Tensor,
                             dw: torch.Tensor, db: torch.Tensor) -> None:
     """dx, dw, db of layer_norm: layernorm_backward_kernels_cu[x.dtype, aligned] on a block
-    per group of rows, then column_sum_kernel_cu on blocks of 32 x 8 threads.
+    per group of rows (one wave of groups), then column_sum_kernel_cu on blocks of 32 x 8
+    threads.
 
     Stage 1's arguments: the eight tensors as np.uintp(t.data_ptr()) (the partial buffers
     after dx), then n_rows, n_cols, dy.stride(0), x.stride(0) and rows_per_group as np.int32.
@@ -1414,17 +1592,24 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
     assert mean.shape == rstd.shape == (n_rows,) and weight.shape == (n_cols,), \
         f"mean {tuple(mean.shape)}, rstd {tuple(rstd.shape)}, weight {tuple(weight.shape)}"
     per_thread = 16  # PER_THREAD in LAYERNORM_BACKWARD_CU
-    max_threads = 512  # the kernels' __launch_bounds__
+    max_threads = 512  # the largest block every kernel's __launch_bounds__ allows
     assert n_cols <= max_threads * per_thread, \
         f"rows up to {max_threads * per_thread} columns, got {n_cols}"
     threads = triton.cdiv(triton.cdiv(n_cols, per_thread), 32) * 32  # whole warps, as forward
-    rows_per_group = 64  # 256 blocks for 16384 rows (with 32, bf16 ran at 0.8x the reference)
-    n_groups = triton.cdiv(n_rows, rows_per_group)
-    partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
-    partial_db = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
     pack = 16 // x.element_size()
     aligned = (all(t.data_ptr() % 16 == 0 for t in (dy, x, weight, dx))
                and dy.stride(0) % pack == 0 and x.stride(0) % pack == 0 and n_cols % pack == 0)
+    # One wave of groups: as many as the GPU runs blocks at once. An SM's 65536 registers
+    # hold 65536 // (threads x the kernel's registers) blocks (its __launch_bounds__: 96 for
+    # aligned bfloat16 rows, 128 for the others), and an SM runs at most 2048 threads. Off a
+    # GPU any count is right; 4 SMs give the tests several groups.
+    regs = 96 if x.dtype == torch.bfloat16 and aligned else 128
+    blocks_per_sm = min(65536 // (threads * regs), 2048 // threads)
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else 4
+    rows_per_group = triton.cdiv(n_rows, sms * blocks_per_sm)
+    n_groups = triton.cdiv(n_rows, rows_per_group)
+    partial_dw = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
+    partial_db = torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)
     layernorm_backward_kernels_cu[x.dtype, aligned](
         np.uintp(dy.data_ptr()),
         np.uintp(x.data_ptr()),
@@ -1457,11 +1642,14 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
 
 
 # %% [markdown]
-# <details><summary>Hint 1 — before the loop over rows</summary>
+# <details><summary>Hint 1 — before the loop over rows, and block_sum2</summary>
 #
 # Two register arrays of `[CHUNKS][PACK]` floats, `dw` and `db`, zeroed: they live through the
 # whole group. The rows: `first = blockIdx.x * rows_per_group`,
 # `last = min(first + rows_per_group, n_rows)`, and `for (int row = first; row < last; ++row)`.
+# `block_sum2` is `block_sum` with every step done for `a` and for `b`: two shuffles per
+# offset, `__shared__ float per_warp[2][32]` (lane 0 of each warp writes both of its sums),
+# one `__syncthreads()` before the reads and one after.
 # </details>
 #
 # <details><summary>Hint 2 — one row</summary>
@@ -1470,23 +1658,27 @@ def layernorm_backward_cuda(dy: torch.Tensor, x: torch.Tensor, mean: torch.Tenso
 # row `first` into them (`load_chunk`, `mean[first]`, `rstd[first]`). At the top of each
 # iteration copy them into the current row's `xr`, `dyr`, `mu`, `rs`, then, if `row + 1 <
 # last`, load row `row + 1` into them: nothing uses those loads before the next iteration. For
-# each chunk `k` at column `c` of the current row: load the chunk of `w`, compute
+# each chunk `k` at column `c` of the current row: load the chunk of `w` into `wr[k]`, compute
 # `xhat = (x - mu) * rs` from `chunk_at<T>(xr[k], j)`, add `dy * xhat` to `dw[k][j]` and `dy`
-# to `db[k][j]`, then `g = dy * w`, and add `g` and `g * xhat` to two per-thread sums. Two
-# `block_sum`s divided by `n_cols` give `mean(g)` and `mean(g * xhat)`; a last loop over the
-# chunks with `c < n_cols` computes `xhat`, `g` and `dx` again from the chunks and
-# `store_chunk`s `dx` into its row (`dx + (size_t)row * n_cols`).
+# to `db[k][j]`, then `g = dy * w`, and add `g` and `g * xhat` to two per-thread sums. Then
+# `forget_widened(xr[k])`, `forget_widened(dyr[k])` and `forget_widened(wr[k])` for every `k`,
+# and `block_sum2(sum_g, sum_gx)`; divided by `n_cols` they are `mean(g)` and `mean(g * xhat)`.
+# A last loop over the chunks with `c < n_cols` computes `xhat`, `g` and `dx` again from
+# `xr`, `dyr` and `wr`, and `store_chunk`s `dx` into its row (`dx + (size_t)row * n_cols`).
 # </details>
 #
-# <details><summary>Hint 3 — the partial rows and stage 2</summary>
+# <details><summary>Hint 3 — the partial rows, stage 2 and the launcher</summary>
 #
 # After the loop: `partial_dw[(size_t)blockIdx.x * n_cols + c + j] = dw[k][j]` for every
 # `c + j < n_cols`, the same for `db`. `column_sum_kernel`: `c = blockIdx.x * 32 +
 # threadIdx.x`; add rows `g = threadIdx.y, threadIdx.y + SUM_ROWS, …` of column `c`; put the
 # two sums in `__shared__ float part[2][SUM_ROWS][32]`, `__syncthreads()`, and let the threads
 # with `threadIdx.y == 0` add the `SUM_ROWS` shares and write `dw[c]`, `db[c]`. The launcher:
-# `torch.empty((n_groups, n_cols), dtype=torch.float32, device=x.device)` twice, stage 1 on
-# whole warps of 16 columns each and `grid=(n_groups, 1)`, stage 2 on `block=(32, 8, 1)`,
+# stage 1 on whole warps of 16 columns each; `blocks_per_sm = min(65536 // (threads * regs),
+# 2048 // threads)` with `regs` 96 for aligned bfloat16 rows and 128 otherwise,
+# `rows_per_group = cdiv(n_rows, sms * blocks_per_sm)` and `n_groups = cdiv(n_rows,
+# rows_per_group)`, `grid=(n_groups, 1)`; the partial buffers `torch.empty((n_groups, n_cols),
+# dtype=torch.float32, device=x.device)`; stage 2 on `block=(32, 8, 1)`,
 # `grid=(cdiv(n_cols, 32), 1)`.
 # </details>
 

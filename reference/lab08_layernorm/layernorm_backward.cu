@@ -11,13 +11,18 @@
 // whole 16-byte chunks, every base 16-byte aligned): a block per group of rows_per_group
 // consecutive rows, a row at a time. Each thread owns VPT chunks of columns, the same in
 // every row: weight stays in its registers, and so do its dw and db accumulators (no shared
-// memory, no atomics). The next row's chunks of x and dy (the next two rows' in the _a2
-// kernels) are loaded before the current row's reductions, so that the block's loads are in
-// flight while it waits at the barriers; weight and the rows are held as read (raw 16-byte
-// chunks) and widened where used. Both row sums go through one paired block reduction (one
-// pair of barriers per row). Other rows
-// take ln_bwd_kernel_<dtype>_scalar: one element at a time, the partial rows accumulated in
-// place (each thread owns its columns), the row re-read from cache for dx.
+// memory, no atomics). The next row's chunks of x and dy, and its mean and rstd, are loaded
+// before the current row's reductions, so that the block's loads are in flight while it
+// waits at the barriers; weight and the rows are held as read (raw 16-byte chunks) and
+// widened where used. xhat is one FMA (x * rstd - mean * rstd), dx two. Both row sums go
+// through one paired block reduction (one pair of barriers per row). Each kernel is built
+// with __launch_bounds__(BOUND, BLOCKS): BLOCKS blocks of up to BOUND threads fit an SM's
+// registers, and the launcher makes as many groups as the GPU's SMs hold such blocks (one
+// wave). The bfloat16 v2 kernel asks for two blocks of 320 threads (96 registers: 5120
+// columns, two chunks a thread): a bfloat16 row has half the bytes of a float32 one for the
+// same arithmetic, and a single block per SM leaves the memory idle while it reduces.
+// Other rows take ln_bwd_kernel_<dtype>_scalar: one element at a time, the partial rows
+// accumulated in place (each thread owns its columns), the row re-read from cache for dx.
 // Stage 2, column_sum_kernel: blocks of 32 columns x SUM_ROWS threads; each thread adds every
 // SUM_ROWS-th partial row of its column, then shared memory adds the SUM_ROWS shares.
 
@@ -98,7 +103,7 @@ __device__ __forceinline__ void keep_raw(uint4 &raw)
     asm volatile("" : "+r"(raw.x), "+r"(raw.y), "+r"(raw.z), "+r"(raw.w));
 }
 
-template <class T, int VPT, int AHEAD>
+template <class T, int VPT>
 __device__ __forceinline__ void ln_bwd_vec(
     const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,
     const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,
@@ -122,33 +127,32 @@ __device__ __forceinline__ void ln_bwd_vec(
     }
     const int first = blockIdx.x * rows_per_group;
     const int last = min(first + rows_per_group, n_rows);
-    // The next AHEAD rows, loaded AHEAD iterations before their turn: in flight while the
-    // block reduces the rows before them.
-    uint4 x_next[AHEAD][VPT], dy_next[AHEAD][VPT];
-#pragma unroll
-    for (int a = 0; a < AHEAD; ++a) {
-        if (first + a < last)
-            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (first + a) * stride_xr),
-                           reinterpret_cast<const uint4 *>(dy + (first + a) * stride_dyr),
-                           n_chunks, x_next[a], dy_next[a]);
+    // The next row, loaded an iteration before its turn: its x, dy, mean and rstd.
+    uint4 x_next[VPT], dy_next[VPT];
+    float mu_next = 0.0f, rs_next = 0.0f;
+    if (first < last) {
+        fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + first * stride_xr),
+                       reinterpret_cast<const uint4 *>(dy + first * stride_dyr), n_chunks,
+                       x_next, dy_next);
+        mu_next = mean[first];
+        rs_next = rstd[first];
     }
     for (int row = first; row < last; ++row) {
         uint4 x_raw[VPT], dy_raw[VPT];
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
-            x_raw[k] = x_next[0][k];
-            dy_raw[k] = dy_next[0][k];
-#pragma unroll
-            for (int a = 0; a + 1 < AHEAD; ++a) {
-                x_next[a][k] = x_next[a + 1][k];
-                dy_next[a][k] = dy_next[a + 1][k];
-            }
+            x_raw[k] = x_next[k];
+            dy_raw[k] = dy_next[k];
         }
-        const float mu = mean[row], rs = rstd[row];
-        if (row + AHEAD < last)
-            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (row + AHEAD) * stride_xr),
-                           reinterpret_cast<const uint4 *>(dy + (row + AHEAD) * stride_dyr),
-                           n_chunks, x_next[AHEAD - 1], dy_next[AHEAD - 1]);
+        const float mu = mu_next, rs = rs_next;
+        if (row + 1 < last) {  // in flight during this row's sums
+            fetch_row<VPT>(reinterpret_cast<const uint4 *>(x + (row + 1) * stride_xr),
+                           reinterpret_cast<const uint4 *>(dy + (row + 1) * stride_dyr),
+                           n_chunks, x_next, dy_next);
+            mu_next = mean[row + 1];
+            rs_next = rstd[row + 1];
+        }
+        const float nmr = -mu * rs;  // xhat = x * rs + nmr: one FMA
         float sum_g = 0.0f, sum_gx = 0.0f;
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
@@ -156,7 +160,7 @@ __device__ __forceinline__ void ln_bwd_vec(
 #pragma unroll
             for (int j = 0; j < P; ++j) {
                 const float d = elem<T>(dy_raw[k], j);  // zeros past the row: every term is 0
-                const float xhat = (elem<T>(x_raw[k], j) - mu) * rs;
+                const float xhat = fmaf(elem<T>(x_raw[k], j), rs, nmr);
                 const float g = d * elem<T>(wr[k], j);
                 acc_w[k][j] += d * xhat;
                 acc_b[k][j] += d;
@@ -173,7 +177,8 @@ __device__ __forceinline__ void ln_bwd_vec(
             keep_raw(wr[k]);
         }
         block_sum2(sum_g, sum_gx, scratch);
-        const float mean_g = sum_g / n_cols, mean_gx = sum_gx / n_cols;
+        // dx = (g - mean_g - xhat * mean_gx) * rs = g * rs + (xhat * ca + cb): two FMAs.
+        const float ca = -rs * (sum_gx / n_cols), cb = -rs * (sum_g / n_cols);
         uint4 *dx4 = reinterpret_cast<uint4 *>(dx + (long long)row * n_cols);
 #pragma unroll
         for (int k = 0; k < VPT; ++k) {
@@ -182,9 +187,9 @@ __device__ __forceinline__ void ln_bwd_vec(
                 float d[P];
 #pragma unroll
                 for (int j = 0; j < P; ++j) {
-                    const float xhat = (elem<T>(x_raw[k], j) - mu) * rs;
+                    const float xhat = fmaf(elem<T>(x_raw[k], j), rs, nmr);
                     const float g = elem<T>(dy_raw[k], j) * elem<T>(wr[k], j);
-                    d[j] = (g - mean_g - xhat * mean_gx) * rs;
+                    d[j] = fmaf(g, rs, fmaf(xhat, ca, cb));
                 }
                 __stcs(dx4 + c, pack<T>(d));
             }
@@ -244,34 +249,31 @@ __device__ __forceinline__ void ln_bwd_scalar(
     }
 }
 
-// Kernels: ln_bwd_kernel_<dtype>_v<VPT>[_a2] (rows loaded 1 or, _a2, 2 iterations ahead) and
-// ln_bwd_kernel_<dtype>_scalar. Threads per block at most 512 for v1 and v2, 256 for v4 and
-// v8 (MAX_THREADS in layernorm_backward_cuda.py). Registers (ptxas for sm_90, none spilled):
-// float32 v1 46, v2 81, v4 151, v8 255, v1_a2 58, v2_a2 97, v4_a2 168; bfloat16 v1 60, v2
-// 100, v4 170, v1_a2 64, v2_a2 128, v4_a2 255. v8 in bfloat16 and v8_a2 in float32 would
-// spill, and are not built.
-#define LN_BWD_KERNEL(SUFFIX, T, VARIANT, BOUND, CALL)                                         \
-    extern "C" __global__ void __launch_bounds__(BOUND) ln_bwd_kernel_##SUFFIX##_##VARIANT(    \
-        const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean,     \
-        const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,           \
-        float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,            \
-        int n_cols, long long stride_dyr, long long stride_xr, int rows_per_group)             \
+// Kernels: ln_bwd_kernel_<dtype>_v<VPT> and ln_bwd_kernel_<dtype>_scalar, each with
+// __launch_bounds__(BOUND, BLOCKS): at most BOUND threads a block, BLOCKS blocks of them per SM
+// (MAX_THREADS and BLOCKS_PER_SM in layernorm_backward_cuda.py, by dtype and VPT). Registers
+// (ptxas 13.0 for sm_90, none spilled): float32 v1 56, v2 93, v4 156, v8 255; bfloat16 v1 64,
+// v2 96, v4 248; scalar 34. v8 in bfloat16 would spill, and is not built.
+#define LN_BWD_KERNEL(SUFFIX, T, VARIANT, BOUND, BLOCKS, CALL)                                 \
+    extern "C" __global__ void __launch_bounds__(BOUND, BLOCKS)                                \
+        ln_bwd_kernel_##SUFFIX##_##VARIANT(                                                    \
+            const T *__restrict__ dy, const T *__restrict__ x, const float *__restrict__ mean, \
+            const float *__restrict__ rstd, const T *__restrict__ w, T *__restrict__ dx,       \
+            float *__restrict__ partial_dw, float *__restrict__ partial_db, int n_rows,        \
+            int n_cols, long long stride_dyr, long long stride_xr, int rows_per_group)         \
     {                                                                                          \
         CALL(dy, x, mean, rstd, w, dx, partial_dw, partial_db, n_rows, n_cols, stride_dyr,     \
              stride_xr, rows_per_group);                                                       \
     }
-#define LN_BWD_ALL(SUFFIX, T)                                       \
-    LN_BWD_KERNEL(SUFFIX, T, v1, 512, (ln_bwd_vec<T, 1, 1>))        \
-    LN_BWD_KERNEL(SUFFIX, T, v2, 512, (ln_bwd_vec<T, 2, 1>))        \
-    LN_BWD_KERNEL(SUFFIX, T, v4, 256, (ln_bwd_vec<T, 4, 1>))        \
-    LN_BWD_KERNEL(SUFFIX, T, v1_a2, 512, (ln_bwd_vec<T, 1, 2>))     \
-    LN_BWD_KERNEL(SUFFIX, T, v2_a2, 512, (ln_bwd_vec<T, 2, 2>))     \
-    LN_BWD_KERNEL(SUFFIX, T, v4_a2, 256, (ln_bwd_vec<T, 4, 2>))     \
-    LN_BWD_KERNEL(SUFFIX, T, scalar, 256, (ln_bwd_scalar<T>))
-
-LN_BWD_ALL(f32, float)
-LN_BWD_ALL(bf16, __nv_bfloat16)
-LN_BWD_KERNEL(f32, float, v8, 256, (ln_bwd_vec<float, 8, 1>))
+LN_BWD_KERNEL(f32, float, v1, 512, 2, (ln_bwd_vec<float, 1>))
+LN_BWD_KERNEL(f32, float, v2, 512, 1, (ln_bwd_vec<float, 2>))
+LN_BWD_KERNEL(f32, float, v4, 320, 1, (ln_bwd_vec<float, 4>))  // 5120 columns: 320 threads
+LN_BWD_KERNEL(f32, float, v8, 256, 1, (ln_bwd_vec<float, 8>))
+LN_BWD_KERNEL(f32, float, scalar, 256, 1, (ln_bwd_scalar<float>))
+LN_BWD_KERNEL(bf16, __nv_bfloat16, v1, 512, 2, (ln_bwd_vec<__nv_bfloat16, 1>))
+LN_BWD_KERNEL(bf16, __nv_bfloat16, v2, 320, 2, (ln_bwd_vec<__nv_bfloat16, 2>))
+LN_BWD_KERNEL(bf16, __nv_bfloat16, v4, 256, 1, (ln_bwd_vec<__nv_bfloat16, 4>))
+LN_BWD_KERNEL(bf16, __nv_bfloat16, scalar, 256, 1, (ln_bwd_scalar<__nv_bfloat16>))
 
 extern "C" __global__ void column_sum_kernel(const float *__restrict__ partial_dw,
                                              const float *__restrict__ partial_db,
