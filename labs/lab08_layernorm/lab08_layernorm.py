@@ -132,20 +132,19 @@ LAB = "lab08_layernorm"
 # faster. `torch.nn.functional.layer_norm` is one fused kernel already, written for every
 # shape, dtype and layout torch supports; a kernel specialised to this one (contiguous
 # columns, a row at a time in registers, 16-byte accesses) can still beat it. On an H200
-# (2026-12-01; GB/s, the roof about 4400):
+# (2026-12-03, one run; GB/s, the roof 4386):
 #
 # | 16384 rows | torch `layer_norm` | reference, Triton · CUDA | this lab's solution, Triton · CUDA |
 # |---|---|---|---|
-# | 4096 columns, float32 | 2970 | 3871 · 3921 | 4098 · 4129 |
-# | 5120 columns, float32 | 2758 | 4034 · 3968 | 4121 · 4118 |
-# | 4096 columns, bfloat16 | 2566 | 3791 · 3856 | 4023 · 3955 |
-# | 5120 columns, bfloat16 | 2613 | 3359 · 3983 | 3282 · 3944 |
+# | 4096 columns, float32 | 2996 | 3960 · 3960 | 3864 · 4146 |
+# | 5120 columns, float32 | 2774 | 4005 · 4018 | 3925 · 4150 |
+# | 4096 columns, bfloat16 | 2581 | 3928 · 3877 | 4121 · 3988 |
+# | 5120 columns, bfloat16 | 2633 | 3980 · 4010 | 4104 · 3962 |
 #
 # A third to a half faster than torch's own fused kernel, from one read and one write. The
-# Triton numbers predate the chunked kernels below: this table's Triton reference and solution
-# held each row in one block of the next power of two. In a later run on an H200, against that
-# reference, the chunked solution moved 0.99 / 0.96 / 1.06 / 1.20× its bandwidth on these
-# four rows (the one-block solution: 1.05 / 1.02 / 1.04 / 0.99×).
+# Triton kernels hold a row as unmasked chunks (below): in bfloat16 at 5120 columns, where one
+# block of 8192 masks 37.5% of its lanes, the one-block Triton solution of the day before moved
+# 3282 GB/s.
 #
 # ### Triton
 #
@@ -1709,14 +1708,18 @@ check(LAB, "cuda", layernorm_backward_cuda, suite="hidden")
 # backward kernel for layer norm (`torch.ops.aten.native_layer_norm_backward`, what autograd
 # runs for `F.layer_norm`). The number of groups is the trade: more groups, more programs to
 # keep the GPU busy, but larger partial buffers to write and read back. On an H200
-# (2026-12-02, one run; GB/s, 16384 rows):
+# (2026-12-03, one run; GB/s, 16384 rows):
 #
 # | columns, dtype | torch's backward | reference, Triton · CUDA | this lab's solution, Triton · CUDA |
 # |---|---|---|---|
-# | 4096, float32 | 1838 | 3669 · 3544 | 3389 · 3738 |
-# | 5120, float32 | 1779 | 3672 · 3100 | 3491 · 3741 |
-# | 4096, bfloat16 | 1775 | 3354 · 3278 | 3239 · 3069 |
-# | 5120, bfloat16 | 1502 | 3468 · 2750 | 3380 · 2551 |
+# | 4096, float32 | 1817 | 3677 · 3705 | 3437 · 3737 |
+# | 5120, float32 | 1756 | 3708 · 3773 | 3520 · 3905 |
+# | 4096, bfloat16 | 1752 | 3395 · 3385 | 3274 · 3107 |
+# | 5120, bfloat16 | 1489 | 3487 · 3536 | 3417 · 3212 |
+#
+# (The day before, the CUDA solution without `block_sum2`, `forget_widened` and the second
+# block per SM moved 3069 and 2551 GB/s in bfloat16; the same solution re-reading `weight`
+# every row instead of holding it, 2469 and 2653.)
 #
 # (In an earlier run, the Triton solution without its tail block and with `mean`, `rstd`
 # loaded in the loop: 2809 GB/s at 5120 columns in bfloat16, 3237 in float32.)
