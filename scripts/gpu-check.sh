@@ -20,6 +20,9 @@
 #        labs    every lab's solutions graded for correctness on the GPU (its own shapes: large
 #                ones, 64-bit offsets), memcheck included, LABS_WORKERS (default 8) at a time;
 #                LABS_K="lab02 or lab07" narrows it (pytest -k)
+#        notebooks  every lab's solution notebook executed headless on the GPU, as a student's
+#                JupyterLab runs it (bench cells included; a grade cell must write nothing to
+#                stderr), NOTEBOOKS_WORKERS (default 4) at a time; NOTEBOOKS_K narrows it
 #        pytest  the rest of the test suite with its GPU tests (CUDA backend through pycuda)
 #        course  nbgrader autograde on the GPU (perf partial credit)
 #        autograde  autograde throughput: AUTOGRADE_N (default 6; on an H200 the first takes
@@ -41,7 +44,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs pytest course autograde profile repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs notebooks pytest course autograde profile repro repro-open tune}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -78,6 +81,9 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has corpus-timed && run corpus-timed 560 "${corpus[@]}" -m "(gpu or not gpu) and timed"
   has labs && run labs 560 python3 -m pytest -v -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions tests/test_labs.py -n "${LABS_WORKERS:-8}" -k "${LABS_K:-lab}"
+  has notebooks && run notebooks 560 python3 -m pytest -q -rfE -p no:cacheprovider \
+    -m "gpu or not gpu" tests/test_notebooks_run.py -n "${NOTEBOOKS_WORKERS:-4}" \
+    -k "solution_notebook_runs and (${NOTEBOOKS_K:-lab})"
   has pytest && run pytest 560 python3 -m pytest -q -rfE -p no:cacheprovider -m "gpu or not gpu" \
     --submission solutions --ignore tests/test_corpus.py --ignore tests/test_labs.py --ignore tests/test_browser.py \
     --ignore tests/test_course.py --ignore tests/test_course_gpu.py \
