@@ -696,8 +696,10 @@ def rmsnorm_triton(x: torch.Tensor, weight: torch.Tensor, out: torch.Tensor,
 # %% [markdown]
 # <details><summary>Hint 1 — exercise 1 minus two lines</summary>
 #
-# Copy `layernorm_kernel` and its launcher: drop the bias, drop the mean, and sum `x * x`
-# where you summed `d * d`. The masked lanes are 0 already (`other=0.0`), so no `tl.where`.
+# Start from the one-block layer norm you wrote first in exercise 1 (the whole row in one
+# block of `BLOCK_SIZE` lanes, as this kernel's signature asks): drop the bias, drop the mean,
+# and sum `x * x` where you summed `d * d`. The masked lanes are 0 already (`other=0.0`), so no
+# `tl.where`.
 # </details>
 #
 # <details><summary>Hint 2 — which n?</summary>
@@ -999,7 +1001,7 @@ bench(LAB, "cuda", rmsnorm_cuda, graded=True)
 # `TAIL_SIZE` columns right after it, each a power of two (5120 = 4096 + 1024), and do every
 # step on both: two loads, two pairs of sums added together, two stores. `if TAIL_SIZE > 0:`
 # is decided at compile time: with a tail of 0 that code does not exist. Start with
-# `TAIL_SIZE = 0` from the launcher (one block, as in exercise 1), add the tail once that
+# `TAIL_SIZE = 0` from the launcher (one block, as exercise 1 starts), add the tail once that
 # passes. On an H200, bfloat16 at 5120 columns: the tail alone gained 1%; with the warps set
 # from the lanes the row takes (4 here, so two programs fit an SM) and the next row's `mean`
 # and `rstd` loaded ahead too, 21%.

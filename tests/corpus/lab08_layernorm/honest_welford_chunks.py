@@ -4,8 +4,8 @@
 # (Honest work for rows of any length: the row in chunks of at most 1024 columns, twice.
 # The first loop merges each chunk's count, mean and sum of squared deviations into running
 # ones (Welford's update, in Chan's form for a whole chunk: no sum of squares of raw values,
-# no cancellation); the second normalises. It reads x twice (the second time from cache) where
-# the solution keeps the row in registers, and passes every check.)
+# no cancellation); the second normalises. It reads x twice (the second time from cache), as
+# the solution's unrolled chunks do, but in a loop at run time, and passes every check.)
 
 # %% nbgrader={"grade_id": "layernorm_triton", "solution": true}
 @triton.jit
