@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from grader import device as dev
-from grader import grading, manifest, paths, release, runner
+from grader import grading, manifest, paths, release, runner, startup
 from grader.judge import profile
 from grader.judge.verdict import Grade
 
@@ -155,6 +155,7 @@ def cmd_release(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    startup.skip_iri_grammar()
     parser = argparse.ArgumentParser(prog="tclab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jupytext
-import nbformat
-
 from grader.manifest import Lab
 
 PY_BEGIN, PY_END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -70,6 +67,8 @@ def grade_points(lab: Lab, grade_id: str) -> float:
 
 def source_notebook(lab: Lab):
     """The lab's notebook with solutions and hidden tests (the instructor's source)."""
+    import jupytext  # here: it imports nbformat, seconds (see grader.startup)
+
     nb = jupytext.read(lab.source)
     nb.metadata = {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}
     for cell in nb.cells:
@@ -100,6 +99,8 @@ def student_notebook(lab: Lab):
 
 
 def render(nb) -> str:
+    import nbformat  # here: importing it costs seconds (see grader.startup)
+
     return nbformat.writes(nb) + "\n"
 
 

@@ -231,8 +231,9 @@ class Server:
         res_r, res_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         env = _child_env(None)
+        readable, cache = _mounts(reference_lab, cache)
         boxed = sandbox.command([], self.workdir, device, env,
-                                *_mounts(reference_lab, cache))
+                                [*readable, *_shared_runtime(device, env)], cache)
         argv = [sys.executable, "-m", "grader.worker", "--serve", device, str(msg_w), str(res_w),
                 str(ctl_w), *(["--sandboxed"] if boxed else [])]
         self.out_path = self.workdir / "output.txt"
@@ -470,6 +471,23 @@ def _close_kept(started: dict) -> None:
             one.close()
 
 
+def _shared_runtime(device: str, env: dict) -> list[Path]:
+    """On the CPU backend, the CUDA runtime built once for every worker of this machine
+    (`compiler.shared_runtime`): its folder, to be put back read-only, and its name in `env`.
+    Where it cannot be built, nothing: the worker builds its own and reports why it fails."""
+    if device != "cpu":
+        return []
+    from grader.cuda import compiler
+    from grader.cuda.errors import CompileError
+
+    try:
+        folder = compiler.shared_runtime()
+    except CompileError:
+        return []
+    env[compiler.RUNTIME_DIR_ENV] = str(folder)
+    return [folder]
+
+
 def _mounts(lab: str | None, cache: Path | None = None) -> tuple[list[Path], Path | None]:
     """What a run reads besides the grader, and its compile cache: for the reference (`lab`),
     its lab's reference folder and its cache kept between runs, so that it compiles once per
@@ -595,7 +613,9 @@ def _start(device: str, wrapper: list[str] | None, env: dict | None,
     argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w), str(res_w),
             device, *(["--cuda-now"] if cuda_now else [])]
     child_env = _child_env(env)
-    boxed = sandbox.command(argv, workdir, device, child_env, *_mounts(reference_lab, cache))
+    readable, cache = _mounts(reference_lab, cache)
+    boxed = sandbox.command(argv, workdir, device, child_env,
+                            [*readable, *_shared_runtime(device, child_env)], cache)
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(
             [*RECORD, str(recorded), *(boxed or argv)] if record else boxed or argv,

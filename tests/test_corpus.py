@@ -174,8 +174,10 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
 @functools.cache
 def _forks():
     ctx = multiprocessing.get_context("forkserver")
+    # jupytext too: every child reads its control with it, and its import (nbformat's
+    # jsonschema, see grader.startup) cost each one 2.5 s of a 2-core CPU.
     ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
-                                "grader.submission", "grader.judge.correctness"])
+                                "grader.submission", "grader.judge.correctness", "jupytext"])
     return ctx
 
 

@@ -33,3 +33,34 @@ def test_autograde_table_names_its_columns():
     console.print(autograde.table("lab01_vector_add", [outcome], "cpu"))
     text = console.export_text()
     assert "seconds" in text and " s " not in text.splitlines()[2]
+
+
+IRI_PROBE = """
+import sys
+{setup}
+import nbformat
+nbformat.validate(nbformat.v4.new_notebook())  # the schema still checks a notebook
+print(sys.modules.get("rfc3987_syntax") is not None)
+"""
+
+
+def test_the_cli_and_a_task_do_not_build_the_iri_grammar_at_start():
+    """`tclab` and the course tools (an autograde task) start without jsonschema's RFC 3987
+    parser (2.5 s of a 2-core CPU at every start); notebooks still validate. The control: a
+    plain process that imports nbformat builds it, wherever the package is installed."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    setups = {"plain": "", "task": "import grader.course.task",
+              "cli": "import grader.cli\ngrader.cli.startup.skip_iri_grammar()"}
+    got = {}
+    for name, setup in setups.items():
+        proc = subprocess.run([sys.executable, "-c", IRI_PROBE.format(setup=setup)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        got[name] = proc.stdout.strip()
+        if got == {"plain": "False"}:
+            pytest.skip("rfc3987_syntax is not installed here: nothing to skip")
+    assert got == {"plain": "True", "task": "False", "cli": "False"}, got

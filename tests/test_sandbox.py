@@ -172,6 +172,67 @@ def test_the_compile_caches_are_hidden_wherever_they_are(monkeypatch, tmp_path):
     assert ("--tmpfs", str(tmp_path / "shared-cache")) in list(zip(args, args[1:])), args
 
 
+def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypatch, tmp_path):
+    """The CPU backend's runtime (our code, the same for every student) is built once, outside
+    the sandbox, and put back read-only: a sandboxed worker loads that file and cannot write
+    it. Without the folder put back (the control), the worker cannot see it and would build
+    its own into its private cache."""
+    if sandbox.available():
+        pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
+    import subprocess
+
+    from grader.cuda import compiler
+
+    monkeypatch.setenv("TCLAB_CACHE", str(tmp_path / "cache"))
+    env = runner._child_env(None)  # as a worker's: PATH finds the same compiler inside
+    readable = runner._shared_runtime("cpu", env)
+    (shared,) = readable[0].glob("libtclab_rt-*.so")
+    assert env[compiler.RUNTIME_DIR_ENV] == str(readable[0])
+    assert runner._shared_runtime("gpu", {}) == [], "pycuda needs no CPU runtime"
+    probe = ("import os\nfrom grader.cuda import compiler\n"
+             "path = os.environ.get(compiler.RUNTIME_DIR_ENV, '') + "
+             f"'/{shared.name}'\n"
+             "print(os.path.exists(path))\n"
+             "if os.path.exists(path):\n"
+             "    print(compiler.build_runtime())\n"
+             "    try:\n        open(path, 'ab')\n        print('written')\n"
+             "    except OSError:\n        print('read-only')\n")
+    for put_back in (True, False):
+        work = tmp_path / f"work-{put_back}"
+        work.mkdir()
+        args = sandbox.command([sys.executable, "-c", probe], work, "cpu", dict(env),
+                               readable if put_back else [])
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        want = ["True", str(shared), "read-only"] if put_back else ["False"]
+        assert proc.stdout.split() == want, (put_back, proc.stdout, proc.stderr)
+
+
+def test_the_runtime_is_taken_from_its_folder_only_where_it_is(monkeypatch, tmp_path):
+    """TCLAB_RUNTIME_DIR naming a folder with the runtime: no compiler runs. Naming an empty
+    one, or none: the runtime is built into the cache, as before."""
+    from grader.cuda import compiler
+
+    built = []
+
+    def fake_run(cmd, cwd):
+        built.append(cmd)
+        Path(cmd[cmd.index("-o") + 1]).write_bytes(b"so")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    import subprocess
+
+    monkeypatch.setattr(compiler, "_run", fake_run)
+    monkeypatch.setenv("TCLAB_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "shared"
+    monkeypatch.setenv(compiler.RUNTIME_DIR_ENV, str(folder))
+    own = compiler.build_runtime()
+    assert own.parent == compiler.cache_root() and len(built) == 1, "an empty folder: built"
+    folder.mkdir()
+    (folder / own.name).write_bytes(b"so")
+    assert compiler.build_runtime() == folder / own.name and len(built) == 1
+
+
 # --- which GPU device nodes a worker gets -----------------------------------------------------
 
 GPUS = [("0", "GPU-aaaa-0000", "00000000:19:00.0"), ("1", "GPU-bbbb-1111", "00000000:3B:00.0")]

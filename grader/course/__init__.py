@@ -8,3 +8,7 @@
     slurm.py          the same as one Slurm job array, a task per submission
     cli.py            `tclab course build|leakcheck|autograde`
 """
+
+from grader import startup
+
+startup.skip_iri_grammar()  # these modules import nbformat: before they do (see grader.startup)

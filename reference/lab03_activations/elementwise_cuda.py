@@ -18,12 +18,18 @@ SOURCE = (Path(__file__).parent / "elementwise.cu").read_text()
 # H200 chose VEC 1 with 128 threads (2026-12-01, read flush; 256 before).
 VEC = 1  # swept on an H200, see docs/perf.md
 THREADS = 128  # swept on an H200, see docs/perf.md
+# 16-bit dtypes have constants of their own (as the Triton reference's): a 16-byte chunk is
+# twice the elements; where torch's own kernel moves 98% of the roof in 16 bits, the
+# constants shared with float32 left relu and leaky_relu 0.1-0.3% behind it (2026-12-03).
+VEC_16 = 1  # swept on an H200, see docs/perf.md
+THREADS_16 = 128  # swept on an H200, see docs/perf.md
 # STREAM: loads and stores marked streaming (__ldcs / __stcs: evict first, nothing of x or out
 # is read again) instead of __ldg and plain stores. Swept on an H200 (2026-12-01): 2% slower
 # over the 15 cases (4181 against 4278 GB/s), so off.
 STREAM = False
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn):
-TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512), "STREAM": (False, True)}
+TUNE = {"VEC": (1, 2, 4), "THREADS": (128, 256, 512), "STREAM": (False, True),
+        "VEC_16": (1, 2, 4), "THREADS_16": (64, 128, 256, 512)}
 CHUNK_BYTES = 16  # one uint4 load per chunk
 SUFFIX = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
 _modules: dict = {}  # (VEC, STREAM) -> module: compiled on first use
@@ -48,13 +54,14 @@ def launch(op: str, x: torch.Tensor, out: torch.Tensor, *params) -> None:
     # 16-byte loads need 16-byte aligned pointers: torch allocations are; views might not be.
     assert x.data_ptr() % CHUNK_BYTES == 0 and out.data_ptr() % CHUNK_BYTES == 0, \
         "reference needs 16-byte alignment"
-    vec = VEC  # read per call: benchmarks/tune_references.py sets it
+    # read per call: benchmarks/tune_references.py sets them
+    vec, threads = (VEC, THREADS) if out.element_size() == 4 else (VEC_16, THREADS_16)
     n = out.numel()
-    per_block = THREADS * vec * (CHUNK_BYTES // out.element_size())
+    per_block = threads * vec * (CHUNK_BYTES // out.element_size())
     blocks = max((n + per_block - 1) // per_block, 1)
-    _kernel(op, out.dtype, vec, STREAM)(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int64(n),
-                                *(np.float32(p) for p in params),
-                                block=(THREADS, 1, 1), grid=(blocks, 1))
+    _kernel(op, out.dtype, vec, STREAM)(np.uintp(x.data_ptr()), np.uintp(out.data_ptr()),
+                                        np.int64(n), *(np.float32(p) for p in params),
+                                        block=(threads, 1, 1), grid=(blocks, 1))
 
 
 def relu_cuda(x: torch.Tensor, out: torch.Tensor) -> None:

@@ -20,8 +20,14 @@ LABS = [students.LAB01, students.LAB07]
 SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
 
 
+# `python -m nbgrader`, after grader.course's start-up (grader.startup: 2.5 s less of a 2-core
+# CPU a call, where nbformat's jsonschema would build its RFC 3987 parser).
+NBGRADER = ("import runpy, grader.course; "
+            "runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)")
+
+
 def nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,
+    proc = subprocess.run([sys.executable, "-c", NBGRADER, *args], cwd=course,
                           env=autograde.nbgrader_env(env), capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{proc.stdout[-3000:]}" \
