@@ -43,73 +43,58 @@ def test_tune_names_constants_and_holds_their_value(path):
                                             f"its candidates {candidates}")
 
 
-# Each reference against the oracle without a GPU (Triton under the interpreter, CUDA C on the
-# CPU backend), on its exercise's three smallest public shapes of more than one element, every
-# dtype: a reference edited for speed must still be right, and grading times it on its perf
-# shapes only. One process per lab, set up for the CPU as a grading worker is. On a GPU the
-# test after it checks every public and hidden shape: code under __CUDA_ARCH__ (lab03's 16-bit
-# pairs) runs there only.
+# Each reference against the oracle, in one process per lab set up as a grading worker is.
+# Without a GPU (Triton under the interpreter, CUDA C on the CPU backend): its exercise's three
+# smallest public shapes of more than one element, every dtype. A reference edited for speed
+# must still be right, and grading times it on its perf shapes only. On a GPU: every public
+# and hidden shape, every dtype; code under __CUDA_ARCH__ (lab03's 16-bit pairs) runs there
+# only.
 REFERENCE_CHECK = r"""
 import sys
 from grader import interpreter
-interpreter.ensure("cpu")  # as a worker does
+lab_id, device = sys.argv[1:]
+interpreter.ensure(device)  # as a worker does
 from grader import check, manifest, reference
-lab = manifest.get(sys.argv[1])
-wrong = []
-for ex in lab.exercises:
-    size = lambda s: sum(ex.numel(t, s) for t in ex.outputs)
-    shapes = sorted((s for s in ex.shapes["public"] if size(s) > 1), key=size)[:3]
+on = "cuda" if device == "gpu" else "cpu"
+wrong, runs = [], 0
+for ex in manifest.get(lab_id).exercises:
+    if device == "gpu":
+        shapes = [(suite, s) for suite in ("public", "hidden") for s in ex.shapes[suite]]
+    else:
+        size = lambda s: sum(ex.numel(t, s) for t in ex.outputs)
+        shapes = [("public", s) for s in sorted((s for s in ex.shapes["public"] if size(s) > 1),
+                                                key=size)[:3]]
     for impl in ex.impls:
         fn = reference.load(ex, impl)
         for dtype in ex.dtypes:
-            for index, shape in enumerate(shapes):
-                case = check.Case("public", index, shape, dtype, 7)
-                inputs = check.make_inputs(ex, shape, case.seed, dtype)
-                buffers, outs = check.alloc_outputs(ex, shape, dtype)
+            for index, (suite, shape) in enumerate(shapes):
+                case = check.Case(suite, index, shape, dtype, 11 + index)
+                inputs = check.make_inputs(ex, shape, case.seed, dtype, on)
+                buffers, outs = check.alloc_outputs(ex, shape, dtype, on)
                 fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
+                runs += 1
                 for name, want in check.oracle(ex, inputs, shape).items():
                     problem = check.compare(ex, case, name, buffers[name], want, impl)
                     if problem:  # guards included: a reference must not write past its output
                         wrong.append(f"{impl} reference: {problem}")
-print("\n".join(wrong) or "every reference matches the oracle")
+print(f"{runs} runs:", "\n".join(wrong) or "every reference matches the oracle")
 sys.exit(1 if wrong else 0)
 """
 
 LABS = sorted(manifest.registry())
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("lab_id", LABS, ids=[lab_id[6:] for lab_id in LABS])
-def test_reference_matches_the_oracle_on_the_cpu(lab_id):
+def reference_check(lab_id: str, device: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id], env=env,
+    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id, device], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{lab_id}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
 
-REFERENCE_CHECK_GPU = r"""
-import sys
-from grader import check, manifest, reference
-lab = manifest.get(sys.argv[1])
-wrong, runs = [], 0
-for ex in lab.exercises:
-    shapes = [(suite, shape) for suite in ("public", "hidden") for shape in ex.shapes[suite]]
-    for impl in ex.impls:
-        fn = reference.load(ex, impl)
-        for dtype in ex.dtypes:
-            for index, (suite, shape) in enumerate(shapes):
-                case = check.Case(suite, index, shape, dtype, 11 + index)
-                inputs = check.make_inputs(ex, shape, case.seed, dtype, "cuda")
-                buffers, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
-                fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
-                runs += 1
-                for name, want in check.oracle(ex, inputs, shape).items():
-                    problem = check.compare(ex, case, name, buffers[name], want, impl)
-                    if problem:
-                        wrong.append(f"{impl} reference: {problem}")
-print(f"{runs} runs:", "\n".join(wrong) or "every reference matches the oracle")
-sys.exit(1 if wrong else 0)
-"""
+@pytest.mark.slow
+@pytest.mark.parametrize("lab_id", LABS, ids=[lab_id[6:] for lab_id in LABS])
+def test_reference_matches_the_oracle_on_the_cpu(lab_id):
+    reference_check(lab_id, "cpu")
 
 
 @pytest.mark.gpu
@@ -118,8 +103,4 @@ sys.exit(1 if wrong else 0)
 def test_reference_matches_the_oracle_on_the_gpu(lab_id):
     """Every public and hidden shape, dtype and special value (lab03 and lab08 on an H200,
     2026-12-03: 324 runs, run as a script before it became this test)."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    env["TCLAB_DEVICE"] = "gpu"
-    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK_GPU, lab_id], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, f"{lab_id}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    reference_check(lab_id, "gpu")
