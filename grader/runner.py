@@ -231,9 +231,9 @@ class Server:
         res_r, res_w = os.pipe()
         ctl_r, ctl_w = os.pipe()
         env = _child_env(None)
-        readable, cache = _mounts(reference_lab, cache)
+        readable, mounted = _mounts(reference_lab, cache)
         boxed = sandbox.command([], self.workdir, device, env,
-                                [*readable, *_shared_runtime(device, env)], cache)
+                                [*readable, *_shared_runtime(device, env)], mounted)
         argv = [sys.executable, "-m", "grader.worker", "--serve", device, str(msg_w), str(res_w),
                 str(ctl_w), *(["--sandboxed"] if boxed else [])]
         self.out_path = self.workdir / "output.txt"
@@ -613,9 +613,9 @@ def _start(device: str, wrapper: list[str] | None, env: dict | None,
     argv = [*(wrapper or []), sys.executable, "-m", "grader.worker", str(msg_w), str(res_w),
             device, *(["--cuda-now"] if cuda_now else [])]
     child_env = _child_env(env)
-    readable, cache = _mounts(reference_lab, cache)
+    readable, mounted = _mounts(reference_lab, cache)
     boxed = sandbox.command(argv, workdir, device, child_env,
-                            [*readable, *_shared_runtime(device, child_env)], cache)
+                            [*readable, *_shared_runtime(device, child_env)], mounted)
     with open(out_path, "wb") as out:
         proc = subprocess.Popen(
             [*RECORD, str(recorded), *(boxed or argv)] if record else boxed or argv,
