@@ -24,6 +24,8 @@ ROOF_SLACK = 1.05  # a time below bytes / (1.05 x roof) is physically impossible
 REMEASURE = 0.05  # within 5% below the bar: measure again before failing
 WARMUP = 3
 ROUNDS = {"perf": 25, "sweep": 5}
+# The share of timed rounds whose outputs are checked against the oracle (`judge.perf.measure`).
+RECHECK_SHARE = 0.5
 # A GPU-side wait queued after the flush (about 100 us at H200 clocks): the CPU's launch
 # overhead, Python's included, stays hidden behind it even when the flush is short.
 SPIN_CYCLES = 1_000_000  # ~0.5 ms at 2 GHz: longer than any launcher's own Python

@@ -307,8 +307,11 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
 
 def _close(got: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> torch.Tensor:
     """Element-wise: within tolerance, equal (infinities, exact integers), or NaN where the
-    expected value is NaN."""
-    close = (got - expected).abs() <= atol + rtol * expected.abs()
+    expected value is NaN. (In place where it can: a GPU case's 2^24 float64 elements took 0.4
+    s of the grading process's CPU as written plainly, half of it this way.)"""
+    close = torch.sub(got, expected).abs_() <= expected.abs().mul_(rtol).add_(atol)
+    if bool(close.all()):
+        return close  # the usual case: what follows could only add elements
     close |= (got == expected)
     close |= torch.isnan(expected) & torch.isnan(got)
     return close
@@ -336,7 +339,11 @@ def race(where: str, schedule: str, right_in_order: bool | None) -> str:
 
 
 def _bits(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().to("cpu").contiguous().view(-1).view(torch.uint8)
+    """The tensor's bytes, as the widest integers that tile them (fewer elements to compare)."""
+    flat = t.detach().to("cpu").contiguous().view(-1).view(torch.uint8)
+    width = next(w for w in (8, 4, 2, 1)
+                 if flat.numel() % w == 0 and flat.storage_offset() % w == 0)
+    return flat.view(_BITS[width])
 
 
 def mutated(before: dict, after: dict) -> str | None:

@@ -130,9 +130,11 @@ class CaseMemo:
 def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
                        device: str, dtypes: list[str] | tuple[str, ...],
                        timeout: float | None = None, wall: dict | None = None,
-                       memo: CaseMemo | None = None) -> list[Verdict]:
+                       memo: CaseMemo | None = None, on_first=None) -> list[Verdict]:
     """Every dtype's correctness in ONE worker process (one start-up, not one per dtype), the
-    dtypes in order, stopping at the first wrong case: one verdict per dtype reached."""
+    dtypes in order, stopping at the first wrong case: one verdict per dtype reached.
+    `on_first()` is called once the first case is judged right (the module compiled, loaded
+    and launched: its compile caches are filled)."""
     scan = audit.static_scan(sources, ex.forbidden_calls)
     per = [(memo or CaseMemo()).get(ex, suites, dt) for dt in dtypes]
     if scan or not any(per):
@@ -148,6 +150,8 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
         if index != len(judged):
             return True  # out of order: ignored
         judged.append(correctness.judge_case(ex, impl, flat[index], msg, result))
+        if index == 0 and judged[-1].ok and on_first is not None:
+            on_first()
         return judged[-1].ok
 
     # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
@@ -303,9 +307,10 @@ def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep
 
 
 def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None = None,
-               plot_dir: Path | None = None) -> list[Verdict]:
+               plot_dir: Path | None = None, plots=None) -> list[Verdict]:
     """One perf verdict per benchmarked dtype; a result within 5% below the bar is measured
-    again and decided on all its rounds together; the sweep (first dtype) makes the plot."""
+    again and decided on all its rounds together; the sweep (first dtype) makes the plot, drawn
+    by `plots` (an executor whose owner waits for it) if given, else now."""
     roof = bench.copy_roof()["gbps"]
     info = {"gpu": bench.device_info()}
     try:
@@ -343,7 +348,12 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
         if plot_dir is not None:
             from grader import plot
 
-            verdicts[0].perf["plot"] = str(plot.sweep(ex, impl, sweep, roof, Path(plot_dir)))
+            path = plot.path(ex, impl, Path(plot_dir))
+            if plots is not None:
+                plots.submit(plot.sweep, ex, impl, sweep, roof, Path(plot_dir))
+            else:
+                plot.sweep(ex, impl, sweep, roof, Path(plot_dir))
+            verdicts[0].perf["plot"] = str(path)
     return verdicts
 
 
@@ -357,12 +367,14 @@ def grade_exercise(ex: Exercise, impl: str, sources: dict[str, str], device: str
 
 
 def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidden: bool = True,
-            timeout: float | None = None, memcheck_pool=None, memo: CaseMemo | None = None
-            ) -> Grade:
+            timeout: float | None = None, memcheck_pool=None, memo: CaseMemo | None = None,
+            profile_pool=None) -> Grade:
     """Correctness, then (on a GPU, with the hidden cases) memcheck: the checks that do not
     need the GPU to themselves. With `memcheck_pool` (an executor) memcheck starts there at
     once, beside correctness, and counts only if correctness passes (the pool's owner waits
-    for it either way); the grade is finished by `settle()`."""
+    for it either way); with `profile_pool`, the profile of one call (`judge.profile`, advice
+    for the perf verdict, never a score) starts there once the first case is right, and is
+    stopped if a later one is wrong. The grade is finished by `settle()`."""
     grade = Grade(ex.lab_id, ex.key, impl, device)
     # Reads past a buffer do not change outputs: memcheck sees them, once.
     memcheck_due = device == "gpu" and hidden
@@ -377,26 +389,75 @@ def untimed(ex: Exercise, impl: str, sources: dict[str, str], device: str, hidde
     # task server started ahead for memcheck (`Session.take_warm`).
     early = (memcheck_pool.submit(contextvars.copy_context().run, job)
              if memcheck_due and memcheck_pool is not None else None)
+    profiling = _Profiling(ex, impl, sources, timeout, grade) \
+        if memcheck_due and profile_pool is not None else None
     started = time.monotonic()
     # One clear failure: the dtypes after it would only repeat it.
-    grade.checks += correctness_checks(ex, impl, sources, suites_for(device, hidden), device,
-                                       ex.dtypes, timeout, grade.wall, memo)
+    grade.checks += correctness_checks(
+        ex, impl, sources, suites_for(device, hidden), device, ex.dtypes, timeout, grade.wall,
+        memo, on_first=profiling and functools.partial(profiling.start, profile_pool))
     grade.wall["correctness"] = round(time.monotonic() - started, 2)
+    if profiling is not None and not grade.checks[-1].ok:
+        profiling.stop()  # no perf verdict to advise
     if memcheck_due and grade.checks[-1].ok:
         grade.checks.append(early if early is not None else job())  # a Future until settle()
     return grade
 
 
+class _Profiling:
+    """One profile (`judge.profile.feedback`) run beside the untimed checks, so that it takes
+    no time from the timed ones: it holds the GPU for seconds (ncu replays the call), and its
+    counters, bytes moved and requests issued, do not depend on what else runs. Its result
+    lands in `grade.profile`, as a Future until `settle()`."""
+
+    def __init__(self, ex: Exercise, impl: str, sources: dict[str, str],
+                 timeout: float | None, grade: Grade):
+        self.args, self.grade = (ex, impl, sources, timeout), grade
+        self.stopped = threading.Event()
+        self.procs: dict = {}
+
+    def start(self, pool) -> None:
+        self.grade.profile = pool.submit(contextvars.copy_context().run, self._run)
+
+    def _run(self) -> dict | None:
+        from grader.judge import profile
+
+        ex, impl, sources, timeout = self.args
+        begun = time.monotonic()
+        self.procs = profile.ahead(ex, impl)
+        if self.stopped.is_set():
+            profile.close(self.procs)
+            return None
+        try:
+            return profile.feedback(ex, impl, sources, timeout, self.procs)
+        except Exception as exc:  # noqa: BLE001 - advice only: never the grade's failure
+            return {"profile": None, "advice": None, "reason": f"not profiled: {exc}"}
+        finally:
+            self.grade.wall["profile"] = round(time.monotonic() - begun, 2)
+
+    def stop(self) -> None:
+        """Its processes killed (the thread running it closes them)."""
+        self.stopped.set()
+        for proc in list(self.procs.values()):
+            if proc is not None:
+                proc.kill()
+
+
 def settle(grade: Grade) -> Grade:
-    """The grade with every pending check's verdict in place."""
+    """The grade with every pending check's verdict (and its profile) in place."""
     grade.checks = [c.result() if hasattr(c, "result") else c for c in grade.checks]
+    if isinstance(grade.profile, Future):
+        grade.profile = grade.profile.result()
     return grade
 
 
 def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | None = None,
-          plot_dir: Path | None = None) -> Grade:
+          plot_dir: Path | None = None, plots=None) -> Grade:
     """The perf verdicts of a settled grade: measured on a GPU when it is correct, else
-    skipped with the reason. Nothing else of the submission may run on the GPU meanwhile."""
+    skipped with the reason. Nothing else of the submission may run on the GPU meanwhile.
+    The profile is the one run beside the untimed checks (`grade.profile`), else one run
+    now, after the timed rounds. `plots`: an executor that draws the sweep's plot (see
+    `perf_check`)."""
     skipped = None
     if grade.device != "gpu":
         skipped = "skipped: needs a GPU"
@@ -409,13 +470,20 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
         return grade
     from grader.judge import profile
 
+    if grade.profile is not None:  # profiled already, beside the untimed checks
+        started = time.monotonic()
+        grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir, plots)
+        grade.wall["perf"] = round(time.monotonic() - started, 2)
+        if grade.perf and grade.perf[0].status in ("pass", "fail"):
+            grade.perf[0].perf["profile"] = grade.profile
+        return grade
     # The profiler's processes import during the timed rounds, or started CUDA before them
     # (`profile.warm`, `profile.quiet`); they touch the GPU after them.
     ahead = profile.ahead(ex, grade.impl)
     try:
         profile.quiet(ahead)
         started = time.monotonic()
-        grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir)
+        grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir, plots)
         grade.wall["perf"] = round(time.monotonic() - started, 2)
         if grade.perf and grade.perf[0].status in ("pass", "fail"):  # measured: say why
             started = time.monotonic()
@@ -432,16 +500,17 @@ def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool
                ahead=None) -> list[Grade]:
     """Every (exercise, impl, sources) of one submission, in two phases: the untimed checks
     (`untimed_many`, or those `ahead` already holds for the same sources), then every perf
-    check one after the other, alone on the GPU. The verdicts are those of `grade_exercise`
-    on each, in any order."""
+    check one after the other, alone on the GPU, their plots drawn meanwhile. The verdicts
+    are those of `grade_exercise` on each, in any order."""
     done = dict(ahead or {})
     todo = [(ex, impl, src) for ex, impl, src in work
             if done.get((ex.key, impl), (None, None))[0] != src]
     done.update(untimed_many(todo, device, hidden, timeout, warm_reference=perf))
     grades = [done[(ex.key, impl)][1] for ex, impl, _ in work]
     if perf:
-        for grade, (ex, _, src) in zip(grades, work):
-            timed(grade, ex, src, timeout, plot_dir)
+        with ThreadPoolExecutor(max_workers=1) as plots:  # CPU work: beside the timed rounds
+            for grade, (ex, _, src) in zip(grades, work):
+                timed(grade, ex, src, timeout, plot_dir, plots)
     return grades
 
 
@@ -451,14 +520,15 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     """`untimed()` of each: each implementation's correctness checks one after another (its
     own worker server), the implementations side by side on the same prepared cases, every
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
-    ended. On a GPU (`warm_reference`) the reference's server and the profiler's processes
-    start meanwhile, for the perf checks after."""
+    ended. On a GPU (`warm_reference`: perf checks follow) the reference's server starts
+    meanwhile, and each part's profile runs beside the checks (`untimed`'s `profile_pool`)."""
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
     own = runner.current()
     if own is not None:
         for impl in impls:  # their imports overlap the cases being made
             own.server(device, impl)
-    if device == "gpu" and warm_reference and work and own is not None:
+    profiles = device == "gpu" and warm_reference and bool(work)
+    if profiles and own is not None:
         from grader.judge import profile
 
         own.server("gpu", "reference", work[0][0].lab_id)  # starts, in the background
@@ -468,6 +538,7 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     exercises = {ex.key: ex for ex, _, _ in work}
     sets = [(ex, dtype) for ex in exercises.values() for dtype in ex.dtypes]
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
+            ThreadPoolExecutor(max_workers=max(1, len(work))) as profiling, \
             ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes, \
             ThreadPoolExecutor(max_workers=max(1, min(PREPARE_WORKERS, len(sets)))) as making:
         for ex, dtype in sets:  # in the order the lanes need them; a lane takes a set made
@@ -475,11 +546,17 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
 
         def lane(impl):
             return {(ex.key, i): (src, untimed(ex, i, src, device, hidden, timeout,
-                                               memcheck_pool=pool, memo=memo))
+                                               memcheck_pool=pool, memo=memo,
+                                               profile_pool=profiling if profiles else None))
                     for ex, i, src in work if i == impl}
 
         runs = [lanes.submit(contextvars.copy_context().run, lane, impl) for impl in impls]
         grades = {key: value for run in runs for key, value in run.result().items()}
+    if profiles and own is not None:  # warmed for parts that were not profiled: not needed
+        from grader.judge import profile
+
+        for ex, impl, _ in work:
+            profile.close(own.take(("profile", ex.key, impl)) or {})
     return {key: (src, settle(grade)) for key, (src, grade) in grades.items()}
 
 

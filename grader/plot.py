@@ -7,18 +7,22 @@ from pathlib import Path
 from grader.manifest import Exercise
 
 
+def path(ex: Exercise, impl: str, out_dir: Path) -> Path:
+    """Where `sweep()` writes the plot of (ex, impl) in `out_dir`."""
+    return out_dir / f"{ex.key.replace('/', '_')}_{impl}.png"
+
+
 def sweep(ex: Exercise, impl: str, rows: list[dict], roof: float | None, out_dir: Path,
           label: str = "yours") -> Path:
     """GB/s against size for the student's kernel, the reference and torch, with the roof (or
-    TFLOP/s against FLOPs for a compute-bound exercise, torch being its vendor library)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    TFLOP/s against FLOPs for a compute-bound exercise, torch being its vendor library).
+    Drawn without pyplot's global state: safe in a thread of its own."""
+    from matplotlib.figure import Figure
 
     size = [r["work"] / 2**20 for r in rows]
     unit = ex.rate_unit
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 4.2))
+    ax = fig.subplots()
     ax.plot(size, [r["gbps"] for r in rows], "o-", label=f"{label} ({impl})")
     if any(r.get("reference_ms") != r.get("student_ms") for r in rows):
         ax.plot(size, [r["reference_gbps"] for r in rows], "s--", label="reference")
@@ -39,8 +43,7 @@ def sweep(ex: Exercise, impl: str, rows: list[dict], roof: float | None, out_dir
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{ex.key.replace('/', '_')}_{impl}.png"
+    where = path(ex, impl, out_dir)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    fig.savefig(where, dpi=110)
+    return where

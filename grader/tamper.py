@@ -18,7 +18,7 @@ class Watch:
 
         owners = [(torch, "allclose"), (torch, "isclose"), (torch, "equal"),
                   (torch.testing, "assert_close"), (time, "perf_counter"), (time, "time"),
-                  (os, "write"), (check, "compare"), (check, "oracle"), (notebook, "check"),
+                  (os, "write"), (os, "urandom"), (check, "compare"), (check, "oracle"), (notebook, "check"),
                   (notebook, "bench"), (torch.Tensor, "copy_"),
                   (torch.Tensor, "zero_")]
         if gpu:

@@ -150,3 +150,53 @@ def test_a_compute_bound_exercise_reports_tflops_and_its_torch():
     fast = Message(event="perf", suite="perf", index=0, dtype="float32",
                    times={"student": [1e-9] * 5, "reference": [1.6] * 5})
     assert perf.decide(ex, "cuda", "float32", [fast], ROOF).status == "pass"  # no byte floor
+
+
+def rechecked_rounds(monkeypatch, urandom) -> list[int]:
+    """The rounds of one perf shape whose outputs perf.measure compares with the oracle, the
+    round loop faked (no GPU): each round's call, then its check, as bench.time_rounds does."""
+    import os
+
+    from grader import check
+
+    checked = []
+
+    def time_rounds(ex, shape, dtype, fns, timer, rounds, seed_of, check_round=None):
+        for r in range(-bench.WARMUP, rounds):
+            outs = {"student": {"out": torch.zeros(3)}}
+            check_round(r, {}, outs)
+        return {"student": [1.0] * rounds}
+
+    def oracle(ex, inputs, shape, device="cpu"):
+        checked.append(shape)
+        return {"out": torch.zeros(3, dtype=torch.float64)}
+
+    class Watch:
+        objects = {(torch, "allclose"): torch.allclose, (os, "urandom"): urandom}
+
+        def tampered(self):
+            return []
+
+    monkeypatch.setattr(bench, "time_rounds", time_rounds)
+    monkeypatch.setattr(check, "oracle", oracle)
+    plan = {"dtypes": ["float32"], "repeat": 1, "sweep": False}
+    perf.measure(EX, "triton", student, "student", None, Watch(), None, plan, "salt",
+                 lambda msg: None)
+    return checked
+
+
+def test_the_first_warmup_round_is_always_rechecked(monkeypatch):
+    never = rechecked_rounds(monkeypatch, lambda n: b"\xff" * n)  # no later round drawn
+    assert len(never) == 1
+    always = rechecked_rounds(monkeypatch, lambda n: b"\x00" * n)
+    assert len(always) == bench.WARMUP + bench.ROUNDS["perf"]
+
+
+def test_later_rounds_are_rechecked_by_fresh_randomness(monkeypatch):
+    """Drawn from the OS after each call: about RECHECK_SHARE of the rounds, never a fixed set
+    (P of all or none of 27 draws: 2^-26)."""
+    import os
+
+    counts = {len(rechecked_rounds(monkeypatch, os.urandom)) for _ in range(3)}
+    rounds = bench.WARMUP + bench.ROUNDS["perf"]
+    assert all(1 < c < rounds for c in counts), counts

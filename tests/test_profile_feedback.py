@@ -300,3 +300,90 @@ def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypa
     ahead = [m for m in made if m[2]]
     assert early <= len(ahead) <= early + 1  # a student's and its reference's together
     assert made[:len(ahead)] == ahead  # the first ones
+
+
+# --- the profile runs beside the untimed checks, not between the timed ones ------------------
+
+def passing(check: str = "correctness") -> Verdict:
+    return Verdict(check=check, status="pass", reason="ok", exercise=EX.key, impl="triton",
+                   dtype="float32", device="gpu", passed=3, total=3)
+
+
+def untimed_on_gpu(monkeypatch, correctness_checks):
+    """grading.untimed on a GPU with the given stand-in for the correctness lane (memcheck
+    passes), its profile in a pool of its own: the settled grade."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(grading, "correctness_checks", correctness_checks)
+    monkeypatch.setattr(grading, "memcheck_check", lambda *a, **k: passing("memcheck"))
+    with ThreadPoolExecutor(2) as memcheck, ThreadPoolExecutor(1) as profiles:
+        grade = grading.untimed(EX, "triton", {"c": "src"}, "gpu", True, None,
+                                memcheck_pool=memcheck, profile_pool=profiles)
+    return grading.settle(grade)
+
+
+def test_the_profile_runs_beside_the_correctness_checks(canned, monkeypatch):
+    """Started once the first case is right, ended before the lane's last case: the timed
+    phase then measures and attaches it, profiling nothing itself."""
+    import time
+
+    calls, _ = canned
+
+    def lane(*args, on_first=None, **kw):
+        assert calls == []  # nothing profiled before the first case is judged right
+        on_first()
+        deadline = time.monotonic() + 10
+        while len(calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert calls == ["student", "reference"]  # while the lane still runs
+        return [passing()]
+
+    grade = untimed_on_gpu(monkeypatch, lane)
+    assert grade.correct and grade.profile["rule"] == "extra_reads", grade.profile
+    monkeypatch.setattr(grading, "perf_check", lambda *a, **k: [perf_verdict("pass")])
+    grading.timed(grade, EX, {"c": "src"})
+    assert grade.perf[0].perf["profile"] is grade.profile
+    assert calls == ["student", "reference"]  # not again
+    assert "read 2.0x the minimum bytes" in cli._note(grade)
+
+
+def test_a_profile_under_way_is_stopped_when_a_later_case_is_wrong(canned, monkeypatch):
+    import threading
+
+    killed, running = threading.Event(), threading.Event()
+
+    class Proc:
+        def kill(self):
+            killed.set()
+
+        def close(self):
+            pass
+
+    def run(ex, impl, sources, timeout=None, reference=False, started=None):
+        running.set()
+        killed.wait(10)  # as a worker killed mid-call ends
+        return {"reason": "the profiled process ended without a report"}
+
+    monkeypatch.setattr(pr, "run", run)
+    monkeypatch.setattr(pr, "ahead", lambda ex, impl: {"student": Proc(), "reference": None})
+
+    def lane(*args, on_first=None, **kw):
+        on_first()
+        assert running.wait(10)
+        wrong = passing()
+        wrong.status = "fail"
+        return [wrong]
+
+    grade = untimed_on_gpu(monkeypatch, lane)
+    assert killed.is_set() and not grade.correct
+    grading.timed(grade, EX, {"c": "src"})
+    assert [v.status for v in grade.perf] == ["skipped"] * len(EX.perf_dtypes)
+    assert all("profile" not in v.perf for v in grade.perf)
+
+
+def test_without_a_first_right_case_nothing_is_profiled(canned, monkeypatch):
+    calls, _ = canned
+    wrong = passing()
+    wrong.status = "compile_error"
+    grade = untimed_on_gpu(monkeypatch, lambda *a, on_first=None, **k: [wrong])
+    assert calls == [] and grade.profile is None

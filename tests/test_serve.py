@@ -396,7 +396,8 @@ def test_every_case_set_is_made_once_and_the_sets_side_by_side(monkeypatch):
 
     used = []
 
-    def untimed(ex, impl, src, device, hidden, timeout, memcheck_pool=None, memo=None):
+    def untimed(ex, impl, src, device, hidden, timeout, memcheck_pool=None, memo=None,
+                profile_pool=None):
         used.append((impl, [memo.get(ex, ["public"], dt) for dt in ex.dtypes]))
         return Grade(ex.lab_id, ex.key, impl, device)
 

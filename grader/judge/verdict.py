@@ -80,6 +80,9 @@ class Grade:
     checks: list[Verdict] = field(default_factory=list)
     perf: list[Verdict] = field(default_factory=list)
     wall: dict = field(default_factory=dict)  # seconds of wall time per step: where time goes
+    # The profile run beside the untimed checks (`grading.untimed`), for the perf verdict to
+    # carry: a Future until `grading.settle()`; None where none was run there.
+    profile: object = field(default=None, repr=False, compare=False)
 
     @property
     def correct(self) -> bool:
