@@ -44,7 +44,34 @@ PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrad
           "correctness (sum)", "memcheck (sum)", "perf (sum)", "profile (sum)")
 
 
-def make_course(root: Path, lab, n: int) -> list[str]:
+def distinct(nb, tag: str):
+    """`nb` with a comment naming `tag` in every kernel of its solution cells: in each CUDA C
+    source string and in each @triton.jit function's body. A class's kernels all differ, so no
+    compile cache may serve one submission with another's compile, as identical copies would
+    (the notebook's kernel keeps pycuda's cache across submissions)."""
+    import ast
+
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("solution"):
+            continue
+        lines = cell.source.splitlines()
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        kernels = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)
+                   and any("jit" in ast.unparse(d) for d in node.decorator_list)]
+        for node in sorted(kernels, key=lambda k: -k.body[0].lineno):  # from the bottom up
+            first = node.body[0]
+            lines.insert(first.lineno - 1, " " * first.col_offset + f"# {tag}")
+        source = "\n".join(lines)
+        if "__global__" in source:  # the CUDA C string: its first line after the quotes
+            source = source.replace('"""', f'"""// {tag}\n', 1)
+        cell.source = source
+    return nb
+
+
+def make_course(root: Path, lab, n: int, same: bool = False) -> list[str]:
     assert cli.main(["course", "build", str(root), lab.id]) == 0
     proc = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", lab.id,
                            "--force"], cwd=root, env=autograde.nbgrader_env(),
@@ -58,7 +85,8 @@ def make_course(root: Path, lab, n: int) -> list[str]:
         folder = root / "submitted" / name / lab.id
         folder.mkdir(parents=True)
         nb = students.solution(lab, nbformat.read(release, as_version=4))
-        nbformat.write(nb, folder / lab.notebook_name)
+        nbformat.write(nb if same else distinct(nb, f"handed in by {name}"),
+                       folder / lab.notebook_name)
     return who
 
 
@@ -117,6 +145,9 @@ def main(argv=None) -> int:
     p.add_argument("--mode", choices=("tasks", "nbgrader"), default="tasks")
     p.add_argument("--device", choices=dev.CHOICES, default=None)
     p.add_argument("--out", default="results")
+    p.add_argument("--same", action="store_true",
+                   help="every submission the same notebook (default: each one's kernels "
+                   "differ by a comment, as a class's do, so that no compile is shared)")
     args = p.parse_args(argv)
     lab = manifest.get(args.lab)
     device = dev.resolve(args.device)
@@ -126,9 +157,9 @@ def main(argv=None) -> int:
     for gpus in args.gpus if args.mode == "tasks" else [1]:
         with tempfile.TemporaryDirectory(prefix="tclab-bench-") as tmp:
             root = Path(tmp) / "course"
-            who = make_course(root, lab, args.n)
-            print(f"{lab.id}: {args.n} submissions, {args.mode}, {device}, {gpus} GPU(s)",
-                  flush=True)
+            who = make_course(root, lab, args.n, args.same)
+            print(f"{lab.id}: {args.n} {'identical' if args.same else 'distinct'} submissions, "
+                  f"{args.mode}, {device}, {gpus} GPU(s)", flush=True)
             started = time.monotonic()
             if args.mode == "tasks":
                 rows = [o.to_dict() for o in autograde.autograde(root, lab.id, device, gpus)]
@@ -142,7 +173,7 @@ def main(argv=None) -> int:
                 print("  worker runs (median s from the task's first request):\n" +
                       "\n".join(trace_table(logs)), flush=True)
         result = {"lab": lab.id, "mode": args.mode, "device": device, "gpus": gpus,
-                  "n": args.n, "total_s": round(total, 1),
+                  "n": args.n, "distinct": not args.same, "total_s": round(total, 1),
                   "median_s": statistics.median(r["seconds"] for r in rows),
                   "phases_median_s": {ph: statistics.median(r["wall"].get(ph, 0) for r in rows)
                                       for ph in PHASES if any(ph in r["wall"] for r in rows)},

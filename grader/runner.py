@@ -135,8 +135,14 @@ def _events(msg_fd: int, res_fd: int, link: Link, exited: Server | None = None):
                     (size,) = wire.HEADER.unpack_from(frames)
                     if len(frames) < wire.HEADER.size + size:
                         break
-                    results.append(bytes(frames[wire.HEADER.size: wire.HEADER.size + size]))
-                    del frames[: wire.HEADER.size + size]
+                    end = wire.HEADER.size + size
+                    if len(frames) == end:  # the usual case: the frame and nothing after it
+                        del frames[: wire.HEADER.size]
+                        results.append(frames)
+                        frames = bytearray()
+                    else:
+                        results.append(frames[wire.HEADER.size: end])
+                        del frames[:end]
             else:
                 lines += chunk
                 while b"\n" in lines:
