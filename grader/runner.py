@@ -331,11 +331,12 @@ class Session:
             return [started for key, started in self._kept.items() if key[0] == kind]
 
     def take_warm(self, impl: str, check: str) -> Started | None:
-        """A process the task server started ahead for a memcheck run of `impl` under the
-        sanitizer tool `check` (`prestart`), or None: the run then starts its own. A process
-        started ahead writes nothing before its request: one whose pipes can already be read
-        (their end) has ended, whatever ended it. It is closed, never used (the run would
-        find no report in it and pass), and the next one is tried."""
+        """A process the task server started ahead (`prestart`) for a memcheck run of `impl`
+        under the sanitizer tool `check`, or for its profile (`check` "profile"), or None: the
+        run then starts its own. A process started ahead writes nothing before its request:
+        one whose pipes can already be read (their end) has ended, whatever ended it. It is
+        closed, never used (the run would find no report in it and pass), and the next one is
+        tried."""
         from grader.trace import trace
 
         while True:
@@ -411,14 +412,18 @@ def prestart(device: str, roles, runs=()) -> Warm:
     own (its work, its compile caches), and has run nothing: one submission per server, as
     ever. And a process for each of `runs`, ((impl, tool), wrapper, env), started as `run()`
     would start it under that wrapper (a memcheck run's process imports for 9-11 s under
-    compute-sanitizer), under `RECORD`: the task that uses it is not its parent and could
-    not read its exit status otherwise. Started from the calling thread, which must outlive
-    them (see Session)."""
+    compute-sanitizer, a profile's 7 s under ncu), under `RECORD`: the task that uses it is
+    not its parent and could not read its exit status otherwise. Started from the calling
+    thread, which must outlive them (see Session)."""
     base = Path(tempfile.mkdtemp(prefix="tclab-warm-")) if roles else None
     warm = Warm({(device, role): Server(device, base, None, base / f"cache-{role}")
                  for role in roles})
-    for key, wrapper, env in runs:
-        warm.started.setdefault(key, []).append(_start(device, wrapper, env, None, None,
+    for key, wrapper, env, *shared in runs:
+        # `shared` (a profile's process): the compile caches of its implementation's server
+        cache = base / f"cache-{key[0]}" if shared and shared[0] and base else None
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+        warm.started.setdefault(key, []).append(_start(device, wrapper, env, None, cache,
                                                        record=True))
     return warm
 

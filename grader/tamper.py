@@ -18,8 +18,8 @@ class Watch:
 
         owners = [(torch, "allclose"), (torch, "isclose"), (torch, "equal"),
                   (torch.testing, "assert_close"), (time, "perf_counter"), (time, "time"),
-                  (os, "write"), (os, "urandom"), (check, "compare"), (check, "oracle"), (notebook, "check"),
-                  (notebook, "bench"), (torch.Tensor, "copy_"),
+                  (os, "write"), (os, "urandom"), (check, "compare"), (check, "oracle"),
+                  (notebook, "check"), (notebook, "bench"), (torch.Tensor, "copy_"),
                   (torch.Tensor, "zero_")]
         if gpu:
             owners += [(torch.cuda, "synchronize"), (torch.cuda, "Event"),

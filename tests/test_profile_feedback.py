@@ -387,3 +387,33 @@ def test_without_a_first_right_case_nothing_is_profiled(canned, monkeypatch):
     wrong.status = "compile_error"
     grade = untimed_on_gpu(monkeypatch, lambda *a, on_first=None, **k: [wrong])
     assert calls == [] and grade.profile is None
+
+
+def test_a_profile_process_started_ahead_by_the_task_server_is_used(canned, monkeypatch):
+    """profile.warm takes the process a task server started for the next task
+    (`warm_runs`, `runner.prestart`) instead of starting one; without one it starts its own."""
+    started, kept = [], {}
+
+    class Own:
+        def __init__(self, ahead):
+            self.ahead = ahead
+
+        def take_warm(self, impl, check):
+            return self.ahead.pop((impl, check), None)
+
+        def keep(self, key, procs):
+            kept[key] = procs
+
+        def kept(self, kind):
+            return []
+
+    monkeypatch.setattr(pr, "start", lambda *a, **k: started.append(k) or "new")
+    monkeypatch.setattr(pr, "_reference_kept", lambda ex, impl: True)
+    monkeypatch.setattr(runner, "current", lambda: Own({("triton", "profile"): "ahead"}))
+    pr.warm(EX, "triton")
+    assert kept[("profile", EX.key, "triton")] == {"student": "ahead", "reference": None}
+    assert started == []
+    monkeypatch.setattr(runner, "current", lambda: Own({}))
+    monkeypatch.setattr(pr, "early_cuda", lambda: 1)
+    pr.warm(EX, "cuda")
+    assert kept[("profile", EX.key, "cuda")]["student"] == "new" and len(started) == 1

@@ -501,7 +501,9 @@ def test_a_process_started_ahead_that_ended_is_never_the_one_that_decides(monkey
     monkeypatch.setattr(grading, "_request",  # the CPU's worker: the mechanism is the same
                         lambda ex, impl, device, *a, **k: real_request(ex, impl, "cpu", *a, **k))
     monkeypatch.setattr(grading, "memcheck_wrapper", lambda tool, check_: FINDS)
-    monkeypatch.setattr(grading.shutil, "which", lambda name, *a, **k: f"/opt/{name}")
+    which = grading.shutil.which  # the sanitizer "found"; g++ (the CPU runtime) still real
+    monkeypatch.setattr(grading.shutil, "which", lambda name, *a, **k:
+                        f"/opt/{name}" if name == "compute-sanitizer" else which(name, *a, **k))
     runs = []
 
     def run(request, *a, started=None, **k):
@@ -563,7 +565,9 @@ def test_a_task_server_on_a_gpu_starts_each_memcheck_run_of_the_next_lab_ahead(m
     monkeypatch.setattr(runner, "_start", lambda *a, **k: made.append((a, k)) or len(made))
     monkeypatch.setattr(memcheck, "flags", lambda tool, check_="memcheck": ["--tool", check_])
     sanitizer = "/opt/cuda/bin/compute-sanitizer"
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: sanitizer)
+    # ncu absent: the profile's processes are test_profiles_are_started_ahead_too's
+    monkeypatch.setattr(shutil, "which",
+                        lambda name, *a, **k: None if name == "ncu" else sanitizer)
 
     def warm(lab="lab01_vector_add", device="gpu", more=True):
         monkeypatch.setenv("TCLAB_DEVICE", device)
@@ -595,4 +599,31 @@ def test_a_task_server_on_a_gpu_starts_each_memcheck_run_of_the_next_lab_ahead(m
         assert ahead == runner.Warm() and not made
     finally:
         for folder in set(folders):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_profiles_are_started_ahead_too(monkeypatch):
+    """With ncu, the task server also starts each (exercise, implementation)'s profile
+    process ahead, under ncu, in its implementation's compile caches; none without ncu."""
+    import shutil
+
+    from grader.course import task
+
+    made = []
+    monkeypatch.setattr(runner, "Server", lambda device, root, *a: device)
+    monkeypatch.setattr(runner, "_start", lambda *a, **k: made.append(a) or len(made))
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/opt/cuda/bin/{name}")
+    monkeypatch.setenv("TCLAB_DEVICE", "gpu")
+    ahead = task._warm({"argv": ["course", "lab01_vector_add", "student"], "more": True})
+    try:
+        assert len(ahead.started[("triton", "profile")]) == 1
+        assert len(ahead.started[("cuda", "profile")]) == 1
+        profiled = [a for a in made if a[1] and a[1][0].endswith("ncu")]
+        assert sorted(a[4].name for a in profiled) == ["cache-cuda", "cache-triton"]
+        monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
+        made.clear()
+        none = task._warm({"argv": ["course", "lab01_vector_add", "student"], "more": True})
+        assert not any(key[1] == "profile" for key in none.started)
+    finally:
+        for folder in {a[4].parent for a in made if len(a) > 4 and a[4] is not None}:
             shutil.rmtree(folder, ignore_errors=True)

@@ -200,7 +200,8 @@ def _warm(request: dict) -> runner.Warm:
     request's "more"; `TCLAB_WARM_SERVERS=0`: never): a worker server per implementation its
     lab grades and, on a GPU, a process for each memcheck run of the lab
     (`grading.memcheck_runs`: 9-11 s of imports each under compute-sanitizer on an H200
-    machine, the last of the untimed checks to end when started on request). From this
+    machine, the last of the untimed checks to end when started on request) and for each
+    profile (`profile.warm_runs`). From this
     process's main thread, which outlives them (see runner.Session)."""
     # TCLAB_DEVICE is set by the autograde: asking torch would start CUDA in this process.
     device = os.environ.get("TCLAB_DEVICE")
@@ -212,7 +213,11 @@ def _warm(request: dict) -> runner.Warm:
     except (IndexError, manifest.ManifestError):
         return runner.Warm()
     roles = list(dict.fromkeys(impl for ex in lab.exercises for impl in ex.impls))
-    return runner.prestart(device, roles, grading.memcheck_runs(lab) if device == "gpu" else [])
+    if device != "gpu":
+        return runner.prestart(device, roles)
+    from grader.judge import profile
+
+    return runner.prestart(device, roles, grading.memcheck_runs(lab) + profile.warm_runs(lab))
 
 
 def _serve_one(request: dict, warm: runner.Warm) -> runner.Warm:

@@ -585,9 +585,35 @@ def warm(ex: Exercise, impl: str) -> None:
 
     own = runner.current()
     if own is not None and enabled():
+        ahead_ = own.take_warm(impl, "profile")  # started by a task server (`warm_runs`)
+        if ahead_ is not None:
+            own.keep(("profile", ex.key, impl), {
+                "student": ahead_,
+                "reference": None if _reference_kept(ex, impl) else start(ex, reference=True)})
+            return
         early = sum(getattr(proc, "cuda_now", False) for kept in own.kept("profile")
                     for proc in kept.values())
         own.keep(("profile", ex.key, impl), begin(ex, impl, cuda_now=early < early_cuda()))
+
+
+def warm_runs(lab) -> list:
+    """((impl, "profile"), wrapper, env, True) for each profile of `lab` a task server starts
+    ahead of the next task (`runner.prestart`): under ncu its imports take about 7 s of an H200
+    machine, which started on request were the last of a lab01 submission's untimed checks to
+    end. No CUDA before the request: the task before may be timing. None without ncu."""
+    import shutil
+
+    tool = shutil.which(NCU)
+    if tool is None or not enabled():
+        return []
+    return [((impl, "profile"), flags(tool), None, True)
+            for ex in lab.exercises for impl in ex.impls]
+
+
+def _reference_kept(ex: Exercise, impl: str) -> bool:
+    from grader import reference
+
+    return not reference.available(ex, impl) or _kept(ex, impl).exists()
 
 
 GIB_PER_CONTEXT = 8  # GPU memory per process that starts CUDA ahead (`early_cuda`)
@@ -606,13 +632,11 @@ def early_cuda() -> int:
 def begin(ex: Exercise, impl: str, cuda_now: bool = False) -> dict:
     """The processes of one profile, started now: the student's, and the reference's unless its
     profile is kept already; `cuda_now`: see `warm()`."""
-    from grader import reference
-
     if not enabled():
         return {}
-    kept = not reference.available(ex, impl) or _kept(ex, impl).exists()
     return {"student": start(ex, impl=impl, cuda_now=cuda_now),
-            "reference": None if kept else start(ex, reference=True, cuda_now=cuda_now)}
+            "reference": None if _reference_kept(ex, impl)
+            else start(ex, reference=True, cuda_now=cuda_now)}
 
 
 QUIET_WAIT = 30.0  # s a timed round waits for the CUDA start of `warm()`'s processes
