@@ -521,9 +521,8 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     own worker server), the implementations side by side on the same prepared cases, every
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
     ended. On a GPU (`warm_reference`: perf checks follow) the reference's server starts
-    meanwhile, and each part's profile runs beside the checks (`untimed`'s `profile_pool`),
-    one at a time: a GPU's counters serve one profiler at once (two at once on an H200: ncu's
-    "An error was reported by the driver" for one of them, in 23 of 80 profiles)."""
+    meanwhile, and each part's profile runs beside the checks (`untimed`'s `profile_pool`;
+    their profiled calls one at a time: `profile.GATE`)."""
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
     own = runner.current()
     if own is not None:
@@ -540,7 +539,7 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
     exercises = {ex.key: ex for ex, _, _ in work}
     sets = [(ex, dtype) for ex in exercises.values() for dtype in ex.dtypes]
     with ThreadPoolExecutor(max_workers=MEMCHECK_WORKERS) as pool, \
-            ThreadPoolExecutor(max_workers=1) as profiling, \
+            ThreadPoolExecutor(max_workers=max(1, len(work))) as profiling, \
             ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes, \
             ThreadPoolExecutor(max_workers=max(1, min(PREPARE_WORKERS, len(sets)))) as making:
         for ex, dtype in sets:  # in the order the lanes need them; a lane takes a set made

@@ -173,8 +173,18 @@ def _profile(ex, launcher, request, chan, explain) -> None:
     args += list(check.alloc_outputs(ex, case["shape"], request["dtype"], tdev)[1].values())
     args += list(ex.param_values(case["shape"]).values())
     trace("inputs made")
+    from grader import wire
+    from grader.judge.verdict import Message
+
+    def gate(stage: str) -> None:
+        """Say the profiled call is about to start, then wait for the parent's frame (it lets
+        one profile at a time collect counters); say when it has ended."""
+        chan.send(Message(event=stage))
+        if stage == "profiling":
+            wire.read(0)
+
     try:
-        profile.profiled(launcher)(*args)
+        profile.profiled(launcher, gate)(*args)
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
         chan.send(correctness.error_message(exc, None, explain))
 

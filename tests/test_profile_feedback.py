@@ -417,3 +417,33 @@ def test_a_profile_process_started_ahead_by_the_task_server_is_used(canned, monk
     monkeypatch.setattr(pr, "early_cuda", lambda: 1)
     pr.warm(EX, "cuda")
     assert kept[("profile", EX.key, "cuda")]["student"] == "new" and len(started) == 1
+
+
+def test_one_profiled_call_at_a_time():
+    """A GPU's counters serve one profiler at once: a second worker's "profiling" gets its
+    go-ahead frame only once the first has said "profiled" (or its run has ended)."""
+    import threading
+    import time
+
+    from grader.judge.verdict import Message
+
+    class Link:
+        def __init__(self):
+            self.go = threading.Event()
+
+        def send(self, payload):
+            self.go.set()
+
+    first, second = [False], [False]
+    a, b = Link(), Link()
+    pr._gated(first)(Message(event="profiling"), None, a)
+    assert a.go.is_set() and first[0]
+    waiting = threading.Thread(target=pr._gated(second), args=(Message(event="profiling"), None, b))
+    waiting.start()
+    time.sleep(0.3)
+    assert not b.go.is_set()  # held by the first
+    pr._gated(first)(Message(event="profiled"), None, a)
+    waiting.join(5)
+    assert b.go.is_set() and second[0] and not first[0]
+    pr._gated(second)(Message(event="profiled"), None, b)
+    assert not pr.GATE.locked()

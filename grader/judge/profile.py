@@ -29,6 +29,7 @@ import io
 import math
 import os
 import re
+import threading
 from dataclasses import dataclass
 
 from grader.manifest import Exercise
@@ -778,10 +779,12 @@ def without_gpu(ex: Exercise, impl: str) -> str:
 
 # --- the worker's half -----------------------------------------------------------------------
 
-def profiled(launcher):
+def profiled(launcher, gate=None):
     """`launcher` called twice: a warm-up (compiling, autotuning: not profiled), then the
     profiled call alone between cudaProfilerStart and cudaProfilerStop (`--profile-from-start
-    off` makes ncu profile only there). Without a GPU, the two calls and nothing else."""
+    off` makes ncu profile only there), `gate("profiling")` before it (it returns when this
+    process may collect counters: see `GATE`) and `gate("profiled")` after it. Without a GPU,
+    the two calls and nothing else."""
     import torch
 
     from grader.trace import trace
@@ -794,6 +797,8 @@ def profiled(launcher):
             return launcher(*args)
         torch.cuda.synchronize()
         trace("warm-up call done")
+        if gate is not None:
+            gate("profiling")
         torch.cuda.profiler.start()
         try:
             return launcher(*args)
@@ -801,8 +806,34 @@ def profiled(launcher):
             torch.cuda.synchronize()
             torch.cuda.profiler.stop()
             trace("profiled call done")
+            if gate is not None:
+                gate("profiled")
 
     return call
+
+
+# One profiled call at a time in this grading process: a GPU's counters serve one profiler at
+# once (two ncu collecting together on an H200: "An error was reported by the driver" for one,
+# 23 of 80 profiles). Held from a worker's "profiling" to its "profiled" (or its end), not for
+# its start-up or ncu's report: those overlap.
+GATE = threading.Lock()
+GATE_WAIT = 60.0  # s: past this the call goes ahead ungated (never a deadlock)
+
+
+def _gated(link_holder: list):
+    """`runner.run`'s on_message for a profile run: GATE taken on "profiling" (then the
+    worker's go-ahead frame), released on "profiled"; `link_holder[0]` says whether it is
+    held, for the caller to release it if the run ended first."""
+    def on_message(msg, payload, link):
+        if msg.event == "profiling" and not link_holder[0]:
+            link_holder[0] = GATE.acquire(timeout=GATE_WAIT)
+            link.send(b"go")
+        elif msg.event == "profiled" and link_holder[0]:
+            link_holder[0] = False
+            GATE.release()
+        return True
+
+    return on_message
 
 
 def start(ex: Exercise, reference: bool = False, device: str = "gpu", tool: str | None = None,
@@ -841,8 +872,13 @@ def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None 
                                dtype=dtype, role="reference" if reference else "student",
                                perf={"shape": shape,
                                      "seed": check.seed_for(f"{ex.key}/{dtype}", "profile", 0)})
-    outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT[device]) * 2,
-                         started=started)
+    held = [False]
+    try:
+        outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT[device]) * 2,
+                             started=started, on_message=_gated(held))
+    finally:
+        if held[0]:
+            GATE.release()
     metrics = parse(outcome.output)
     if metrics:
         return {"metrics": metrics, "seconds": outcome.seconds}

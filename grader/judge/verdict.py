@@ -155,7 +155,9 @@ class Grade:
 
 # --- worker messages ----------------------------------------------------------------------------
 
-EVENTS = ("loaded", "case", "perf", "error", "done")
+# "profiling" / "profiled": a profiled call is about to start (the worker waits for a frame) /
+# has ended (`judge.profile`)
+EVENTS = ("loaded", "case", "perf", "error", "done", "profiling", "profiled")
 
 
 @dataclass
