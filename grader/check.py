@@ -338,18 +338,25 @@ def race(where: str, schedule: str, right_in_order: bool | None) -> str:
             "A missing __syncthreads()?")
 
 
-def _bits(t: torch.Tensor) -> torch.Tensor:
-    """The tensor's bytes, as the widest integers that tile them (fewer elements to compare)."""
-    flat = t.detach().to("cpu").contiguous().view(-1).view(torch.uint8)
-    width = next(w for w in (8, 4, 2, 1)
-                 if flat.numel() % w == 0 and flat.storage_offset() % w == 0)
-    return flat.view(_BITS[width])
+def _bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().to("cpu").contiguous().view(-1).view(torch.uint8)
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors hold the same bytes, compared as the widest integers that tile both
+    (fewer elements to compare: a GPU case's inputs are hundreds of MiB)."""
+    x, y = _bytes(a), _bytes(b)
+    if x.numel() != y.numel():
+        return False
+    width = next(w for w in (8, 4, 2, 1) if x.numel() % w == 0
+                 and x.storage_offset() % w == 0 and y.storage_offset() % w == 0)
+    return torch.equal(x.view(_BITS[width]), y.view(_BITS[width]))
 
 
 def mutated(before: dict, after: dict) -> str | None:
     """The name of the first input whose bits changed during the launch, in a message."""
     for name, t in before.items():
-        if not torch.equal(_bits(t), _bits(after[name])):
+        if not _same_bits(t, after[name]):
             return f"input {name} was modified by the launch: inputs are read-only"
     return None
 
