@@ -470,26 +470,21 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
         return grade
     from grader.judge import profile
 
-    if grade.profile is not None:  # profiled already, beside the untimed checks
-        started = time.monotonic()
-        grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir, plots)
-        grade.wall["perf"] = round(time.monotonic() - started, 2)
-        if grade.perf and grade.perf[0].status in ("pass", "fail"):
-            grade.perf[0].perf["profile"] = grade.profile
-        return grade
-    # The profiler's processes import during the timed rounds, or started CUDA before them
-    # (`profile.warm`, `profile.quiet`); they touch the GPU after them.
-    ahead = profile.ahead(ex, grade.impl)
+    # Profiled already, beside the untimed checks; else the profiler's processes import during
+    # the timed rounds, or started CUDA before them (`profile.warm`, `profile.quiet`), and
+    # touch the GPU after them.
+    ahead = {} if grade.profile is not None else profile.ahead(ex, grade.impl)
     try:
         profile.quiet(ahead)
         started = time.monotonic()
         grade.perf = perf_check(ex, grade.impl, sources, timeout, plot_dir, plots)
         grade.wall["perf"] = round(time.monotonic() - started, 2)
         if grade.perf and grade.perf[0].status in ("pass", "fail"):  # measured: say why
-            started = time.monotonic()
-            grade.perf[0].perf["profile"] = profile.feedback(ex, grade.impl, sources, timeout,
-                                                             ahead)
-            grade.wall["profile"] = round(time.monotonic() - started, 2)
+            if grade.profile is None:
+                started = time.monotonic()
+                grade.profile = profile.feedback(ex, grade.impl, sources, timeout, ahead)
+                grade.wall["profile"] = round(time.monotonic() - started, 2)
+            grade.perf[0].perf["profile"] = grade.profile
     finally:
         profile.close(ahead)
     return grade

@@ -2,9 +2,9 @@
 inputs (only after the student's module is loaded), and each launch's result.
 
 A frame is 8 bytes of length (little-endian) and that many bytes: JSON for the request; for
-inputs and results (`tensors`), 8 bytes of header length, a JSON header (the object with each
-tensor replaced by its index, and each tensor's dtype, shape and byte count), then every
-tensor's bytes in turn. Read back (`untensors`) by that header alone, every length checked,
+inputs and results (`tensors`), 8 bytes of header length, a JSON header (the object, each
+tensor in it replaced by its index, dtype and shape), then every tensor's bytes in turn, each
+starting at a multiple of ALIGN. Read back (`untensors`) by that header alone, every length checked,
 each tensor a view of the frame: a worker's bytes are untrusted, and nothing in them is ever
 executed or unpickled. Nothing a frame holds ever touches the disk. (torch.save and torch.load
 took 0.4 s of a lab01 GPU case's 192 MiB result on the 2-core development machine; this

@@ -152,9 +152,10 @@ def test_a_compute_bound_exercise_reports_tflops_and_its_torch():
     assert perf.decide(ex, "cuda", "float32", [fast], ROOF).status == "pass"  # no byte floor
 
 
-def rechecked_rounds(monkeypatch, urandom) -> list[int]:
-    """The rounds of one perf shape whose outputs perf.measure compares with the oracle, the
-    round loop faked (no GPU): each round's call, then its check, as bench.time_rounds does."""
+def rechecked_rounds(monkeypatch, urandom) -> list[dict]:
+    """An entry (the shape) for each round of one perf shape whose outputs perf.measure
+    compares with the oracle, the round loop faked (no GPU): each round's call, then its
+    check, as bench.time_rounds does."""
     import os
 
     from grader import check

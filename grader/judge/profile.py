@@ -820,16 +820,16 @@ GATE = threading.Lock()
 GATE_WAIT = 60.0  # s: past this the call goes ahead ungated (never a deadlock)
 
 
-def _gated(link_holder: list):
-    """`runner.run`'s on_message for a profile run: GATE taken on "profiling" (then the
-    worker's go-ahead frame), released on "profiled"; `link_holder[0]` says whether it is
-    held, for the caller to release it if the run ended first."""
+def _gated(held: list):
+    """`runner.run`'s on_message for a profile run: GATE taken on "profiling", then the
+    worker's go-ahead frame sent; GATE released on "profiled". `held[0]` says whether this run
+    holds it, for the caller to release it if the run ended first."""
     def on_message(msg, payload, link):
-        if msg.event == "profiling" and not link_holder[0]:
-            link_holder[0] = GATE.acquire(timeout=GATE_WAIT)
+        if msg.event == "profiling" and not held[0]:
+            held[0] = GATE.acquire(timeout=GATE_WAIT)
             link.send(b"go")
-        elif msg.event == "profiled" and link_holder[0]:
-            link_holder[0] = False
+        elif msg.event == "profiled" and held[0]:
+            held[0] = False
             GATE.release()
         return True
 
