@@ -64,8 +64,8 @@ def test_a_forged_or_torn_frame_is_a_wire_error(data):
 
 
 def test_a_forged_length_costs_no_memory_past_the_preallocation(monkeypatch):
-    """A frame that says 32 GiB (more than this machine holds) and then ends: the reader fails on the missing bytes, having
-    held no more than the preallocated buffer."""
+    """A frame that says 32 GiB (more than the development machine holds) and then ends: the
+    reader fails on the missing bytes, having held no more than the preallocated buffer."""
     monkeypatch.setattr(wire, "PREALLOCATE", 1 << 20)
     r, w = os.pipe()
     os.write(w, struct.pack("<Q", 1 << 35) + b"x" * 1000)
