@@ -489,13 +489,20 @@ def static_scan(sources: dict[str, str], forbidden_calls=()) -> list[str]:
     return found
 
 
+# One ast.parse at a time: the implementations' lanes scan side by side, and CPython 3.11.7's
+# parser, run in two threads at once, raised "SystemError: AST constructor recursion depth
+# mismatch" (seen once in make test).
+_PARSING = threading.Lock()
+
+
 def _jit_lines(src: str) -> set[int]:
     """The lines of `@triton.jit` functions: device code, where `acc.sum(axis=0)` is Triton's
     own tensor method, not torch's."""
     import ast
 
     try:
-        tree = ast.parse(src)
+        with _PARSING:
+            tree = ast.parse(src)
     except SyntaxError:
         return set()
     lines = set()
