@@ -12,6 +12,7 @@ Two signals, both reported with the offending name:
 from __future__ import annotations
 
 import _thread
+import functools
 import os
 import re
 import sys
@@ -91,10 +92,11 @@ def genuine(code, dirs: tuple[str, ...]) -> bool:
 
 
 def _caller_is_trusted(trusted: tuple[str, ...], depth: int) -> bool:
-    """Whether the first frame above torch's own is Triton's or the grader's."""
+    """Whether the first frame above torch's own (and the modes' dispatch wrapper,
+    `_Mode`) is Triton's or the grader's."""
     frame = sys._getframe(depth + 1)
     while frame is not None:
-        if not genuine(frame.f_code, (_TORCH_DIR,)):
+        if frame.f_code is not _DISPATCH_CODE and not genuine(frame.f_code, (_TORCH_DIR,)):
             return genuine(frame.f_code, trusted)
         frame = frame.f_back
     return True
@@ -110,7 +112,45 @@ _ACTIVE: list = []  # the Audit of the launch in progress, if any
 _KNOWN: set[int] = set()  # thread idents: present at watch time, or started through the relay
 
 
-class _Relay(TorchDispatchMode):
+class _Mode(TorchDispatchMode):
+    """A dispatch mode that does not import torch._dynamo (2 s of every grading process's
+    start on the 2-core machine). torch wraps each mode's __torch_dispatch__ in
+    `torch._disable_dynamo`, whose first call imports torch._dynamo, so that nothing compiles
+    into the mode's frames. Here that wrapper is used only once torch._dynamo is imported:
+    before then no torch.compile can be running, and the plain method is the same call."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False  # torch's wrapping off: __init_subclass__ below does it lazily
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        raw = cls.__dict__.get("__torch_dispatch__")
+        if raw is not None:
+            cls.__torch_dispatch__ = _dispatch_wrapper(raw)
+
+
+def _dispatch_wrapper(raw):
+    """`raw`, called plainly while torch._dynamo is not imported, dynamo-disabled after."""
+    disabled = []
+
+    @functools.wraps(raw)
+    def dispatch(*args, **kwargs):
+        if "torch._dynamo" not in sys.modules:
+            return raw(*args, **kwargs)
+        if not disabled:
+            disabled.append(torch._disable_dynamo(raw, recursive=True))
+        return disabled[0](*args, **kwargs)
+
+    return dispatch
+
+
+# The wrapper's frame sits between torch's and the mode's: the audit's walk up the stack
+# passes over it as over torch's own (it is not the caller whose op is judged).
+_DISPATCH_CODE = _dispatch_wrapper(lambda: None).__code__
+
+
+class _Relay(_Mode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if _ACTIVE:
             _ACTIVE[-1].note(_op(func, args), depth=1)
@@ -148,7 +188,7 @@ def _unwatched_threads() -> list[str]:
             for ident in set(sys._current_frames()) - _KNOWN if ident != threading.get_ident()]
 
 
-class Audit(TorchDispatchMode):
+class Audit(_Mode):
     """Collects aten ops whose first caller outside torch is not Triton or the grader, in the
     launching thread and (after `watch_threads()`) in every other."""
 

@@ -191,16 +191,15 @@ def _profile(ex, launcher, request, chan, explain) -> None:
 
 def preimport(device: str) -> None:
     """Everything a check imports before the student's code runs, the student's setup cell
-    included (`grader.notebook`), and `torch._dynamo`, which the audit's dispatch mode
-    imports (seconds on a GPU machine): imported by a server once for all its children, or
-    by a worker started ahead of its request (`runner.start`) while it waits. No CUDA call: a
-    CUDA context does not survive a fork."""
+    included (`grader.notebook`): imported by a server once for all its children, or by a
+    worker started ahead of its request (`runner.start`) while it waits. Not torch._dynamo:
+    the audit's dispatch modes do without it (`audit._Mode`). No CUDA call: a CUDA context
+    does not survive a fork."""
     from grader import device as dev
 
     dev.use(device)
     import numpy  # noqa: F401
     import torch  # noqa: F401
-    import torch._dynamo  # noqa: F401 - the audit's dispatch mode imports it: once, here
     import triton  # noqa: F401
     import triton.language  # noqa: F401
 
