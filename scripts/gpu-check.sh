@@ -41,10 +41,12 @@
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
 #                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it,
 #                TUNE_ARGS=--no-sweep times the constants checked in
+#        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
+#                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs notebooks pytest course autograde profile repro repro-open tune}
+steps=${*:-check corpus corpus-timed labs notebooks pytest course autograde profile repro repro-open tune patterns}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -109,6 +111,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     --out "$OUT/open" ${REPRO_ARGS:-lab01 lab07}
   has tune && run tune 560 python3 benchmarks/tune_references.py ${TUNE_LABS:-} ${TUNE_ARGS:-} --json "$OUT/tune.json" \
     --md "$OUT/tune.md"
+  has patterns && run patterns 300 python3 benchmarks/memory_patterns.py --out "$OUT"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
 } 2>&1 | tee "$OUT/summary.log"
