@@ -305,14 +305,17 @@ class DeviceKernels:
     A debug print of a device tensor is formatted from a host copy (_host_formatted)."""
 
     def __enter__(self):
-        from torch.profiler import ProfilerActivity, profile
+        # torch.profiler.profile(activities=[CUDA]) is this with a wrapper whose start asks
+        # hasattr(torch, "_inductor"): an import of torch._inductor and torch._dynamo, 4-5 s of
+        # every grading process's first launch (and of a notebook's first check()).
+        from torch.autograd.profiler import profile
 
         torch.cuda.synchronize()
         self.names: list[str] = []
         self.stopped = False
         self._format = torch._tensor_str._str
         torch._tensor_str._str = _host_formatted(self._format)
-        self._prof = profile(activities=[ProfilerActivity.CUDA])
+        self._prof = profile(use_cpu=False, use_device="cuda", use_kineto=True)
         with _quiet_profiler():
             self._prof.__enter__()
         return self
@@ -325,7 +328,7 @@ class DeviceKernels:
             try:
                 with _quiet_profiler():
                     self._prof.__exit__(kind, value, tb)
-                self.names = [e.name for e in self._prof.events()
+                self.names = [e.name for e in self._prof.function_events
                               if e.device_type == torch.autograd.DeviceType.CUDA]
             except (RuntimeError, AssertionError):
                 self.stopped = kind is None  # the launcher turned the profiler off

@@ -103,3 +103,38 @@ def test_records_in_a_row_write_nothing_to_stderr(gpu):
             with audit.DeviceKernels():
                 x.add_(1)
     assert not seen, [str(w.message) for w in seen]
+
+
+# The record must not import torch._inductor (torch.profiler.profile's start asks
+# hasattr(torch, "_inductor"): 4-5 s of every grading process's first launch); the control
+# is torch.profiler.profile itself, which does.
+INDUCTOR = """
+import sys
+import torch
+from grader import audit, device
+device.use("gpu")
+x = torch.ones(1 << 10, device="cuda")
+if sys.argv[1] == "torch":
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]):
+        x.add_(1)
+else:
+    with audit.DeviceKernels() as ran:
+        x.add_(1)
+    print("seen:", bool(ran.foreign(set())))
+print("inductor:", "torch._inductor" in sys.modules, "dynamo:", "torch._dynamo" in sys.modules)
+"""
+
+
+def test_the_record_does_not_import_inductor(gpu):
+    import os
+    import subprocess
+    import sys
+
+    def run(how):
+        proc = subprocess.run([sys.executable, "-c", INDUCTOR, how], capture_output=True,
+                              text=True, timeout=300, env={**os.environ, "TCLAB_DEVICE": "gpu"})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout.splitlines()
+
+    assert run("audit") == ["seen: True", "inductor: False dynamo: False"]
+    assert run("torch") == ["inductor: True dynamo: True"]
