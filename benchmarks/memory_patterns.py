@@ -23,11 +23,11 @@ ratio to torch's relu, and that ratio in each of --reps blocks of --rounds round
 run-to-run spread); DIR/memory_patterns.png plots the ratios. torch's launch configuration
 (its profiler's trace) is printed first.
 
-Measured on an H200 (2026-12-03, two runs, 3 x 20 rounds): torch's 16-bit relu and leaky_relu
+Measured on an H200 (2026-12-03, four runs, 3 x 20 rounds): torch's 16-bit relu and leaky_relu
 are `vectorized_elementwise_kernel<8>`: one 16-byte chunk a thread, 128 threads, n / 1024
 blocks, the CUDA reference's pattern exactly. Nothing timed beat it: flat at 128 threads and
-one chunk (32- or 64-bit indices) 0.998-1.002x torch's bfloat16 relu, the references
-0.994-1.001x; two chunks a thread 0.99x, 8-byte chunks 0.78x (one a thread) and 1.00x (two),
+one chunk (32- or 64-bit indices) 0.999-1.005x torch's bfloat16 relu, the references
+0.994-1.007x; two chunks a thread 0.965-1.000x, 8-byte chunks 0.78x (one a thread) and 1.00x (two),
 64 threads 0.78x, the L2::256B hint 0.96x, the persistent grid 0.84-0.90x, bulk copies
 0.91-0.94x. (torch's float16 relu is another kernel, clamp with a scalar, at 4090-4099 GB/s,
 which every flat candidate beats by 5%.)
