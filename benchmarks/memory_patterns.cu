@@ -44,10 +44,10 @@ template <class T2> __device__ __forceinline__ uint4 relu4(uint4 a)
     return a;
 }
 
-// one block = blockDim.x * UNROLL chunks, loads first (the reference's pattern at UNROLL = 1)
-template <class T2> __device__ void flat(const uint4 *x, uint4 *o, long long nch)
+// UNROLL chunks of one thread, from chunk `first` a block apart: every load, then every store
+template <class T2> __device__ __forceinline__ void move(const uint4 *x, uint4 *o, long long first,
+                                                        long long nch)
 {
-    const long long first = (long long)blockIdx.x * blockDim.x * UNROLL + threadIdx.x;
     uint4 a[UNROLL];
 #pragma unroll
     for (int k = 0; k < UNROLL; ++k) {
@@ -61,24 +61,19 @@ template <class T2> __device__ void flat(const uint4 *x, uint4 *o, long long nch
     }
 }
 
+// one block = blockDim.x * UNROLL chunks (the reference's pattern at UNROLL = 1)
+template <class T2> __device__ void flat(const uint4 *x, uint4 *o, long long nch)
+{
+    move<T2>(x, o, (long long)blockIdx.x * blockDim.x * UNROLL + threadIdx.x, nch);
+}
+
 // persistent: a grid of a few blocks per SM strides over the chunks, UNROLL in flight a thread
 template <class T2> __device__ void stride(const uint4 *x, uint4 *o, long long nch)
 {
     const long long step = (long long)gridDim.x * blockDim.x * UNROLL;
     for (long long base = (long long)blockIdx.x * blockDim.x * UNROLL + threadIdx.x; base < nch;
-         base += step) {
-        uint4 a[UNROLL];
-#pragma unroll
-        for (int k = 0; k < UNROLL; ++k) {
-            long long i = base + (long long)k * blockDim.x;
-            if (i < nch) a[k] = load(x + i);
-        }
-#pragma unroll
-        for (int k = 0; k < UNROLL; ++k) {
-            long long i = base + (long long)k * blockDim.x;
-            if (i < nch) o[i] = relu4<T2>(a[k]);
-        }
-    }
+         base += step)
+        move<T2>(x, o, base, nch);
 }
 
 // bulk copies (TMA, 1-D): tiles of TILE bytes through STAGES shared buffers; thread 0 issues
