@@ -18,7 +18,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from grader import audit, bench, check, manifest, runner, submission, wire
+from grader import bench, check, manifest, runner, submission, wire
 from grader.judge import correctness, memcheck, perf
 from grader.judge.verdict import Grade, Outcome, Verdict
 from grader.manifest import Exercise, Lab
@@ -135,10 +135,9 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
     dtypes in order, stopping at the first wrong case: one verdict per dtype reached.
     `on_first()` is called once the first case is judged right (the module compiled, loaded
     and launched: its compile caches are filled)."""
-    scan = audit.static_scan(sources, ex.forbidden_calls)
     per = [(memo or CaseMemo()).get(ex, suites, dt) for dt in dtypes]
-    if scan or not any(per):
-        return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome(), scan)]
+    if not any(per):
+        return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome())]
     starts = [sum(len(p) for p in per[:k]) for k in range(len(per) + 1)]
     flat = [dataclasses.replace(p, case=check.Case(p.case.suite, starts[k] + p.case.index,
                                                    p.case.shape, p.case.dtype, p.case.seed))
@@ -323,8 +322,7 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
         err = first.error
         reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
             f"killed after {first.timeout:g} s"
-        status = "timeout" if err is None else (
-            err.kind if err.kind in ("tampered", "compile_error") else "exception")
+        status = "timeout" if err is None else correctness.status_of(err.kind)
         return [Verdict(check="perf", status=status, reason=reason, exercise=ex.key, impl=impl,
                         dtype=dt, device="gpu", details=err.message if err else first.output,
                         seconds=first.seconds) for dt in ex.perf_dtypes]

@@ -84,7 +84,6 @@ class Exercise:
     # on the course GPU: "torch" (ratio to the manifest's torch) and/or "roof" (fraction of the
     # copy roof); tuning only
     allowed_ops: frozenset[str]
-    forbidden_calls: frozenset[str]  # method names a launcher must not call (the op itself)
     single: bool  # the only exercise of its lab: grade cells are test_<impl>, perf_<impl>
 
     @property
@@ -339,8 +338,8 @@ def _exercise(raw: dict, lab_raw: dict, lab_id: str, single: bool, where: str) -
         work=_require(raw, unit, where), unit=unit,
         dtypes=dtypes, perf_dtypes=perf_dtypes, tolerances=tolerances, inputs=inputs,
         outputs=outputs, params=params, impls=impls, points=points, shapes=shapes, bar=bar,
-        zero_below=zero_below, targets=targets, allowed_ops=frozenset(raw.get("allowed_ops", ())),
-        forbidden_calls=frozenset(raw.get("forbidden_calls", ())), single=single)
+        zero_below=zero_below, targets=targets,
+        allowed_ops=frozenset(raw.get("allowed_ops", ())), single=single)
 
 
 def load(path: Path, text: str | None = None) -> Lab:

@@ -2,8 +2,11 @@
 
 They run inside the student's kernel for instant feedback, and decide through the same
 judge as the grader (`grader.judge`): the same cases, the same launch (`correctness.launch`),
-the same `decide()`, the library audit included. The grade itself is decided outside the
-notebook, in processes the notebook cannot touch.
+the same `decide()`, and the same split: the launcher runs against phantoms (`grader.phantom`)
+and its recorded stream is replayed on the data by kernels built from the cells' source
+(`grader.replay`), as the grader's host and device processes do. Here both halves share the
+student's kernel, for speed; the grade itself is decided outside the notebook, in processes
+the notebook cannot touch.
 
 The setup cell imports this module first: importing it fixes the device for the kernel, so
 that without a GPU Triton runs in its interpreter whatever was imported before.
@@ -23,27 +26,16 @@ from grader import interpreter
 
 interpreter.ensure(dev.resolve())
 
-from grader import audit, manifest, paths, tamper  # noqa: E402 - after the device is fixed
+from grader import manifest, paths  # noqa: E402 - after the device is fixed
 from grader.cuda import SourceModule  # noqa: E402,F401 - the setup cell's import
 from grader.judge import correctness  # noqa: E402
 from grader.judge.verdict import Outcome, Verdict  # noqa: E402
 
-_LAUNCHES: audit.Launches | None = None
-audit.watch_threads()  # the setup cell runs before the student's: their threads are relayed
 _OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
 
 class CheckFailed(AssertionError):
     """A failed check: its message is the whole story, no traceback needed."""
-
-
-def _launches(device: str) -> audit.Launches:
-    """One set of launch counters per kernel (each would wrap the launch functions again)."""
-    global _LAUNCHES
-    if _LAUNCHES is None:
-        _LAUNCHES = audit.Launches()
-        _LAUNCHES.watch_cuda(device)
-    return _LAUNCHES
 
 
 def _describe(exc: BaseException) -> str:
@@ -97,6 +89,66 @@ def _exercise(lab_id: str, launcher, exercise: str | None):
         lab.exercise_for_launcher(getattr(launcher, "__name__", ""))
 
 
+class _Calls:
+    """The notebook's launcher calls: recorded here on phantoms, replayed by a device built
+    from the source of every cell this kernel has run (a notebook is one namespace)."""
+
+    def __init__(self, ex, impl: str, launcher, device: str):
+        import tempfile
+
+        from grader import replay
+
+        self.ex, self.launcher, self.device_name = ex, launcher, device
+        cells = {f"cell{i}": src for i, src in enumerate(_all_cells(launcher) or [])
+                 if _parses(src)}
+        self._folder = tempfile.TemporaryDirectory(prefix="tclab-check-")
+        self.device = replay.Device(ex, impl, device, "", cells, Path(self._folder.name))
+        self._plays: dict = {}
+
+    def __call__(self, tensors, params, again: bool = False):
+        import json
+
+        from grader import phantom, replay
+
+        shapes = [replay.geometry(t) for t in tensors]
+        key = json.dumps([shapes, params], sort_keys=True)
+        if key not in self._plays:
+            rec = phantom.Recorder(self.device_name, self.ex.allowed_ops)
+            self._rec = rec
+            phantoms = [rec.given(g) for g in shapes]
+            with phantom.intercepting():
+                returned = phantom.launch(self.launcher, rec, phantoms, list(params))
+            self._plays[key] = (self.device.prepare(rec.stream.to_dict(), len(tensors)),
+                                None if returned is None else _returned(returned))
+        play, returned = self._plays[key]
+        return play(list(tensors)), returned
+
+    def error(self, exc, index):
+        from grader import phantom
+        from grader.judge.verdict import Message
+
+        msg = correctness.error_message(exc, index, _describe)
+        rec = getattr(self, "_rec", None)
+        if isinstance(exc, phantom.HostCompute) or (rec is not None and rec.stream.refused):
+            msg.kind = "host_compute"
+        return Message(**{**msg.__dict__})
+
+
+def _parses(src: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(src)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def _returned(value) -> str:
+    return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}" \
+        if hasattr(value, "dtype") else f"a {type(value).__name__}"
+
+
 def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
              exercise: str | None = None) -> list[Verdict]:
     """One correctness verdict per dtype, decided as the grader decides; stops at the first
@@ -104,15 +156,7 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
     ex = _exercise(lab_id, launcher, exercise)
     device = dev.resolve()
     cpu_cuda = impl == "cuda" and device == "cpu"
-    scan = audit.static_scan(_cell_sources(launcher), ex.forbidden_calls)
-    launches = _launches(device)
-    launches.own(_all_cells(launcher))
-    replaced = _WATCH.tampered() + ([] if launches.intact() else ["the launch counters"])
-    if replaced:
-        return [Verdict(check="correctness", status="tampered", exercise=ex.key, impl=impl,
-                        device=device, reason=f"tampered: {', '.join(replaced)}: grading "
-                        "functions must not be patched (it changes nothing: grading happens "
-                        "elsewhere)")]
+    calls = _Calls(ex, impl, launcher, device)
     out = []
     for dtype in ex.dtypes:
         prepared = correctness.prepare(ex, [suite], dtype)
@@ -120,10 +164,10 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
         # Without a GPU, CUDA C runs as the grader runs it: reads are bounds-checked, and
         # every launch runs again with each block's threads in reverse order.
         with _environ(TCLAB_CUDA_CHECKED="1") if cpu_cuda else nullcontext():
-            for p in [] if scan else prepared:
+            for p in prepared:
                 msg, result = correctness.launch(
-                    ex, impl, launcher, p.case.shape, dtype, p.inputs, device, launches,
-                    ["reverse"] if cpu_cuda else [], _describe, p.case.index, p.layouts)
+                    ex, impl, calls, p.case.shape, dtype, p.inputs, device,
+                    ["reverse"] if cpu_cuda else [], p.case.index, p.layouts)
                 if result is None:
                     error = msg
                     break
@@ -131,7 +175,7 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
                 if not judged[-1].ok:
                     break
         out.append(correctness.decide(ex, impl, dtype, device, prepared, judged,
-                                      Outcome(error=error), scan))
+                                      Outcome(error=error)))
         if not out[-1].ok:
             break
     return out
@@ -257,7 +301,3 @@ def _profile(ex, impl: str, launcher) -> str:
     got = profile.feedback(ex, impl, sources)
     return got.get("advice") or got.get("reason") or "no advice"
 
-
-# What a solution cell must not replace, bound before any of them runs: check() then says
-# so, as the grader does (whose own copies a notebook cannot reach).
-_WATCH = tamper.Watch(dev.resolve() == "gpu")

@@ -2,12 +2,14 @@
 
 Started by `grader.runner` in a fresh process group, it reads a `runner.Request` frame on
 stdin and writes `Message` JSON lines to one pipe the parent opened, result frames to another
-(`grader.wire`). It never decides a verdict: in `check` mode it loads the student's module,
-says so, and only then reads the cases one frame at a time, sending back what each launch
-wrote (`judge.correctness.launch`) for the parent to judge; no input ever sits on disk. In
-`perf` mode it times the student's launcher (`judge.perf.measure`) with functions bound before
-the student's code loaded, or, in a process of its own that holds no student code, the
-reference.
+(`grader.wire`). It is the DEVICE process of the trust boundary: it forks the host process
+(`grader.host`, where the student's cells run against phantoms) before it holds any data, then
+holds the inputs and outputs and replays the streams the host records (`grader.replay`). It
+never decides a verdict: in `check` mode it waits for the host to load the cells, says so,
+and only then reads the cases one frame at a time, sending back what each replay wrote
+(`judge.correctness.launch`) for the parent to judge; no input ever sits on disk. In `perf`
+mode it times the replayed stream (`judge.perf.measure`): no student code runs in this
+process. The reference, in a process of its own that holds no student code, runs directly.
 
     python -m grader.worker MESSAGE_FD RESULT_FD [DEVICE]  < frames   (DEVICE: preimport)
     python -m grader.worker --serve DEVICE MESSAGE_FD RESULT_FD STATUS_FD [--sandboxed]
@@ -59,76 +61,59 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
     dev.use(request["device"])
     import torch
 
-    from grader import audit, manifest, submission, tamper, wire
+    from grader import manifest, wire
     from grader.judge import correctness
     from grader.judge.verdict import Message
 
     trace("imported")
-
     lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
     ex = lab.exercise(request["exercise"].partition("/")[2] or None)
     impl = request["impl"]
-    spec = ex.impls[impl]
     gpu = request["device"] == "gpu"
+    # The hidden reference runs in a process of its own that holds no student code: timed
+    # (perf), or profiled (judge.profile.run). A student's cells run in the host process only,
+    # forked here before this process holds any data or CUDA context.
+    reference_run = request["role"] == "reference"
+    link = None
+    if not reference_run:
+        from grader.host import HostLink
+
+        link = HostLink.start(request, close=[0, chan.fd, results_fd])
     if gpu:
         torch.cuda.init()
         trace("cuda initialised")
-    # Bound before any student code: the reference, the timer, what must not be replaced.
-    watch = tamper.Watch(gpu)
-    # The hidden reference runs in a process of its own that holds no student code: timed
-    # (perf), or profiled (judge.profile.run).
-    reference_run = request["role"] == "reference"
-    launches = audit.Launches(None if reference_run else list(request["sources"].values()))
-    audit.watch_threads()  # a thread the student's import starts is relayed to the audit
+    if reference_run:
+        from grader import reference
+
+        try:
+            launcher = reference.load(ex, impl)
+        except BaseException as exc:  # noqa: BLE001
+            chan.send(correctness.error_message(exc, None, str))
+            return
+        calls = Direct(launcher)
+    else:
+        calls = Replayed(ex, impl, request, link)
+        err = calls.load()
+        if err is not None:
+            chan.send(err)
+            return
+    if not reference_run or request["mode"] != "perf":
+        chan.send(Message(event="loaded"))
+        trace("loaded")
     if request["mode"] == "perf":
         from grader import bench
+        from grader.judge import perf
 
-        timer = bench.Timer()
-        if reference_run:  # a process of its own: no student code in it
-            from grader import reference
-
-            _perf(ex, impl, reference.load(ex, impl), request, timer, watch, launches, chan,
-                  str)
-            return
-    built = None
-    try:
-        if reference_run:
-            from grader import reference
-
-            launcher = reference.load(ex, impl)
-        else:
-            built = submission.write_module(request["setup"], request["sources"],
-                                            Path(request["workdir"]))
-            module = submission.import_module(built)
-            launcher = getattr(module, spec.launcher, None)
-        if not callable(launcher):
-            raise NameError(f"the solution cells define no function {spec.launcher}()")
-    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        chan.send(correctness.error_message(exc, None, lambda e: describe(e, built)))
-        return
-    chan.send(Message(event="loaded"))
-    trace("loaded")
-    launches.watch_cuda(request["device"])
-
-    def tampered(index) -> bool:
-        names = watch.tampered() + ([] if launches.intact() else ["the launch counters"])
-        if names:
-            chan.send(Message(event="error", index=index, kind="tampered",
-                              message=f"the submission replaced {', '.join(names)}: grading "
-                              "functions must not be patched (it changes nothing: grading "
-                              "happens elsewhere)", summary=f"tampered: {', '.join(names)}"))
-        return bool(names)
-
-    if tampered(None):
-        return
-    if request["mode"] == "perf":
-        _perf(ex, impl, launcher, request, timer, watch, launches, chan,
-              lambda e: describe(e, built))
+        try:
+            perf.measure(ex, impl, calls, request["role"], bench.Timer(), request["perf"],
+                         request["seed_salt"], chan.send)
+        except BaseException as exc:  # noqa: BLE001
+            chan.send(calls.error(exc, None))
         return
     if request["mode"] == "profile":
-        _profile(ex, launcher, request, chan, lambda e: describe(e, built))
+        _profile(ex, calls, request, chan)
         return
-    read, write, pack = wire.read, wire.write, wire.tensors  # bound before any launch
+    read, write, pack = wire.read, wire.write, wire.tensors
     while True:
         frame = read(0)
         if not frame:
@@ -136,42 +121,116 @@ def run(request: dict, chan: Channel, results_fd: int) -> None:
         case = wire.untensors(frame)
         trace(f"case {case['index']} read")
         msg, result = correctness.launch(
-            ex, impl, launcher, case["shape"], case.get("dtype", request["dtype"]),
-            case["inputs"],
-            request["device"], launches, request.get("schedules", ()),
-            lambda e: describe(e, built), case["index"], case.get("layouts"))
+            ex, impl, calls, case["shape"], case.get("dtype", request["dtype"]),
+            case["inputs"], request["device"], request.get("schedules", ()),
+            case["index"], case.get("layouts"))
         trace(f"case {case['index']} launched")
         if result is None:
             chan.send(msg)
-            return
-        if tampered(case["index"]):
             return
         write(results_fd, pack(result.__dict__))  # before its message: the parent pairs them
         chan.send(msg)
 
 
-def _perf(ex, impl, launcher, request, timer, watch, launches, chan, explain) -> None:
-    from grader.judge import correctness, perf
+class Direct:
+    """Calls of a trusted launcher (the reference) on real tensors, in this process."""
 
-    try:
-        perf.measure(ex, impl, launcher, request["role"], timer, watch, launches,
-                     request["perf"], request["seed_salt"], chan.send)
-    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        chan.send(correctness.error_message(exc, None, explain))
+    def __init__(self, launcher):
+        self.launcher = launcher
+
+    def __call__(self, tensors, params, again: bool = False):
+        from grader.replay import Run
+
+        self.launcher(*tensors, *params)
+        return Run(launches={"triton": 1, "cuda": 1}), None
+
+    def error(self, exc, index):
+        from grader.judge import correctness
+
+        return correctness.error_message(exc, index, str)
 
 
-def _profile(ex, launcher, request, chan, explain) -> None:
-    """One call of `launcher` under the profiler (judge.profile): its inputs made here, on
+class Replayed:
+    """Calls of the student's launcher: recorded by the host process on phantoms, replayed
+    here on the real tensors. A stream is recorded once per geometry (a perf shape's rounds
+    replay the same one) and replayed as prepared (`replay.Device.prepare`)."""
+
+    def __init__(self, ex, impl: str, request: dict, link):
+        from grader import replay
+
+        self.link = link
+        self.device = replay.Device(ex, impl, request["device"], request["setup"],
+                                    request["sources"], Path(request["workdir"]))
+        self._plays: dict = {}
+        self.isolation = ""
+
+    def load(self):
+        """None once the host has loaded the cells, else the error Message to send."""
+        from grader.host import HostDied
+        from grader.judge.verdict import Message
+
+        try:
+            answer = self.link.loaded()
+        except HostDied as exc:
+            return Message(event="error", kind="exception", message=str(exc),
+                           summary=str(exc))
+        if "error" in answer:
+            return _host_error(answer["error"], None)
+        self.isolation = str(answer.get("isolation") or "")
+        return None
+
+    def __call__(self, tensors, params, again: bool = False):
+        """Replay the launcher's stream for these tensors: (Run, what it returned)."""
+        from grader.replay import geometry
+
+        shapes = [geometry(t) for t in tensors]
+        key = json.dumps([shapes, params], sort_keys=True)
+        if key not in self._plays:
+            answer = self.link.record(shapes, list(params))
+            if "error" in answer:
+                raise HostError(answer["error"])
+            self._plays[key] = (self.device.prepare(answer["stream"], len(tensors)),
+                                answer.get("returned"))
+        play, returned = self._plays[key]
+        return play(list(tensors)), returned
+
+    def error(self, exc, index):
+        from grader.host import HostDied
+        from grader.judge import correctness
+        from grader.judge.verdict import Message
+
+        if isinstance(exc, HostError):
+            return _host_error(exc.args[0], index)
+        if isinstance(exc, HostDied):
+            return Message(event="error", index=index, kind="host_died", message=str(exc),
+                           summary=str(exc))
+        built = self.device.built
+        return correctness.error_message(exc, index, lambda e: describe(e, built))
+
+
+class HostError(Exception):
+    """The host's launcher call failed: args[0] is its error (kind, message, summary)."""
+
+
+def _host_error(err: dict, index):
+    from grader.judge.verdict import Message
+
+    return Message(event="error", index=index, kind=str(err.get("kind", "exception")),
+                   message=str(err.get("message", "")), summary=str(err.get("summary", "")))
+
+
+def _profile(ex, calls, request, chan) -> None:
+    """One call of the launcher under the profiler (judge.profile): its inputs made here, on
     the device (their values judge nothing), its outputs never sent back."""
     from grader import check
-    from grader.judge import correctness, profile
+    from grader.judge import profile
 
     case = request["perf"]
     tdev = "cuda" if request["device"] == "gpu" else "cpu"
     inputs, layouts = check.make_values(ex, case["shape"], case["seed"], request["dtype"], tdev)
     args = [check.place(v, layouts.get(k), tdev) for k, v in inputs.items()]
     args += list(check.alloc_outputs(ex, case["shape"], request["dtype"], tdev)[1].values())
-    args += list(ex.param_values(case["shape"]).values())
+    params = list(ex.param_values(case["shape"]).values())
     trace("inputs made")
     from grader import wire
     from grader.judge.verdict import Message
@@ -184,17 +243,17 @@ def _profile(ex, launcher, request, chan, explain) -> None:
             wire.read(0)
 
     try:
-        profile.profiled(launcher, gate)(*args)
+        calls(args, params)  # recorded and built before the profiled call
+        profile.profiled(lambda: calls(args, params), gate)()
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        chan.send(correctness.error_message(exc, None, explain))
+        chan.send(calls.error(exc, None))
 
 
 def preimport(device: str) -> None:
     """Everything a check imports before the student's code runs, the student's setup cell
     included (`grader.notebook`): imported by a server once for all its children, or by a
-    worker started ahead of its request (`runner.start`) while it waits. Not torch._dynamo:
-    the audit's dispatch modes do without it (`audit._Mode`). No CUDA call: a CUDA context
-    does not survive a fork."""
+    worker started ahead of its request (`runner.start`) while it waits: the host process
+    forked from it starts with them. No CUDA call: a CUDA context does not survive a fork."""
     from grader import device as dev
 
     dev.use(device)
@@ -203,8 +262,16 @@ def preimport(device: str) -> None:
     import triton  # noqa: F401
     import triton.language  # noqa: F401
 
-    from grader import audit, bench, manifest, notebook, submission, tamper  # noqa: F401
-    from grader.judge import correctness, perf  # noqa: F401
+    import grader.bench
+    import grader.host
+    import grader.judge.correctness
+    import grader.judge.perf
+    import grader.kernels
+    import grader.manifest
+    import grader.notebook
+    import grader.phantom
+    import grader.replay
+    import grader.submission  # noqa: F401
     # Not Triton's driver: choosing it asks torch.cuda.is_available(), which initialises CUDA.
     trace("preimported")
 

@@ -45,6 +45,7 @@ class CpuModule:
     def __init__(self, src: str, no_extern_c: bool = False, options=None, include_dirs=None,
                  checked: bool | None = None, schedule: str | None = None):
         self.source = src
+        self.no_extern_c, self.options = bool(no_extern_c), list(options or [])
         self.checked = checked
         self.schedule = schedule
         built = compiler.build_module(src, no_extern_c, options, include_dirs)

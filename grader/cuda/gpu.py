@@ -58,6 +58,7 @@ class GpuModule:
                  checked=None, schedule=None, **pycuda_kwargs):
         drv, compiler = _load()
         self.source = src
+        self.no_extern_c, self.options = bool(no_extern_c), list(options or [])
         self.cached = False
         text = source.wrap_extern_c(src, no_extern_c)  # our wrapper: same as pycuda's + #line
         try:

@@ -15,17 +15,14 @@ import dataclasses
 import os
 import re
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
 
-from grader import audit, check
+from grader import check
 from grader.judge.verdict import Message, Outcome, Verdict
 from grader.manifest import Exercise
-
-# The release's empty CUDA body: `{ // YOUR CODE HERE }` with nothing else in it.
-C_STUB = re.compile(r"\{\s*//\s*YOUR CODE HERE\s*\}")
 
 
 @dataclass
@@ -76,7 +73,7 @@ def classify(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, NotImplementedError) or "NotImplementedError" in text:
         return "not_implemented"
-    if "CompileError" in text or "CompilationError" in text:
+    if "CompileError" in text or "CompilationError" in text or "KernelSourceError" in text:
         return "compile_error"
     if "out-of-bounds read" in text:  # the CPU backend's checked mode
         return "memory_error"
@@ -118,56 +115,41 @@ def _cuda_schedule(schedule: str):
         os.environ.pop("TCLAB_CUDA_SCHEDULE", None)
 
 
-def _returned(value) -> str | None:
-    if isinstance(value, torch.Tensor):
-        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
-    return None
-
-
-def launch(ex: Exercise, impl: str, launcher, shape: dict, dtype: str, inputs: dict,
-           device: str, launches, schedules=(), describe=str,
-           index: int | None = None, layouts: dict | None = None) -> tuple[Message, Result | None]:
+def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict,
+           device: str, schedules=(), index: int | None = None,
+           layouts: dict | None = None) -> tuple[Message, Result | None]:
     """One case: lay the inputs out on the device (`layouts`: check.make_values), hand the
-    launcher guarded outputs, record what it launched and which library ops its own frames
-    ran. Never raises: an exception becomes an error message."""
+    launcher guarded outputs through `calls` (the host records, this process replays:
+    `grader.worker.Replayed`), and report what ran. Never raises: an exception becomes an
+    error message (`calls.error`)."""
     tdev = "cuda" if device == "gpu" else "cpu"
     on_device = {k: check.place(v, (layouts or {}).get(k), tdev) for k, v in inputs.items()}
     params = list(ex.param_values(shape).values())
     buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
-    counts = (launches.triton, launches.cuda)
-    launches.modules.clear()
-    launches.others.clear()
     start = time.perf_counter()
-    gpu = audit.DeviceKernels() if tdev == "cuda" else nullcontext()
     try:
-        with gpu, audit.Audit(ex.allowed_ops) as seen:
-            returned = launcher(*on_device.values(), *outputs.values(), *params)
+        run, returned = calls([*on_device.values(), *outputs.values()], params)
+        if tdev == "cuda":
+            torch.cuda.synchronize()
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        return error_message(exc, index, describe), None
+        return calls.error(exc, index), None
     seconds = time.perf_counter() - start
-    # Kernels launched through Triton or SourceModule that are not the student's are named as
-    # such (msg.others), not again as anonymous GPU kernels.
-    foreign = list(seen.foreign) + (gpu.foreign(launches.names | set(launches.others))
-                                    if tdev == "cuda" else [])
-    ran = {"triton": launches.triton - counts[0]}
-    if launches.counting_cuda:
-        ran["cuda"] = launches.cuda - counts[1]
-    c_stub = any(C_STUB.search(src) for src in launches.modules)
+    ran = {impl: run.launches.get(impl, 0)}
     result = Result({k: b.cpu() for k, b in buffers.items()},
                     {k: v.cpu() for k, v in on_device.items()})
-    # The same launch again with the threads of each block in reverse order at every barrier
+    # The same stream again with the threads of each block in reverse order at every barrier
     # (CPU backend): a result that depends on thread order is a race.
     for schedule in schedules:
         again, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
         try:
             with _cuda_schedule(schedule):
-                launcher(*on_device.values(), *outputs.values(), *params)
+                calls([*on_device.values(), *outputs.values()], params)
         except BaseException as exc:  # noqa: BLE001
-            return error_message(exc, index, describe), None
+            return calls.error(exc, index), None
         result.schedules[schedule] = {k: b.cpu() for k, b in again.items()}
     return Message(event="case", index=index, seconds=seconds, launches=ran,
-                   foreign=foreign, returned=_returned(returned),
-                   c_stub=c_stub, others=list(launches.others)), result
+                   foreign=list(run.refused), returned=returned,
+                   c_stub=run.c_stub, others=list(run.others)), result
 
 
 # --- the deciding half ----------------------------------------------------------------------
@@ -196,9 +178,9 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
                    "defined in your cells")
     elif msg.foreign:
         status = "fallback"
-        problem = (f"{where}: library fallback: the launcher itself ran "
-                   f"{', '.join(sorted(set(msg.foreign)))}; the result must come from the "
-                   f"{spec.words}")
+        problem = (f"{where}: the launcher computed on the host: "
+                   f"{', '.join(dict.fromkeys(msg.foreign))}; the result must come from the "
+                   f"{spec.words}, which runs where the data is")
     elif msg.launches.get(impl, 1) == 0:
         status = "fallback"
         problem = (f"{where}: no {kind} kernel was launched: "
@@ -232,6 +214,13 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
                        "pass" if problem is None else status, problem, msg.seconds)
 
 
+def status_of(kind: str) -> str:
+    """A verdict's status for an error a worker reported (`Message.kind`)."""
+    status = {"host_compute": "fallback", "host_died": "crash"}.get(kind, kind)
+    return status if status in ("not_implemented", "compile_error", "memory_error",
+                                "fallback", "crash") else "exception"
+
+
 def _first_error_line(message: str) -> str:
     """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line.
     Read from the last exception of a chain: ours, whose diagnostics are already rewritten
@@ -246,16 +235,13 @@ def _first_error_line(message: str) -> str:
 
 
 def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prepared],
-           judged: list[CaseVerdict], outcome: Outcome, scan: list[str] = ()) -> Verdict:
-    """The correctness verdict from a static scan, the judged cases and how the run ended."""
+           judged: list[CaseVerdict], outcome: Outcome) -> Verdict:
+    """The correctness verdict from the judged cases and how the run ended."""
     spec = ex.impls[impl]
     suite = "+".join(dict.fromkeys(p.case.suite for p in prepared)) or "none"
     base = {"check": "correctness", "exercise": ex.key, "impl": impl, "dtype": dtype,
             "device": device, "total": len(prepared), "seconds": outcome.seconds,
             "unsandboxed": outcome.unsandboxed}
-    if scan:
-        return Verdict(status="fallback", reason=f"library fallback: {scan[0]}: compute with "
-                       f"the {spec.words}, not a library", details="\n".join(scan), **base)
     passed = sum(c.ok for c in judged)
     base.update(passed=passed, cases=[c.__dict__ for c in judged], output=outcome.output)
     current = len(judged) - (0 if not judged or judged[-1].ok else 1)
@@ -277,8 +263,7 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
         else:
             first = err.summary or (err.message.strip().splitlines()[-1]
                                     if err.message.strip() else err.kind)
-        status = err.kind if err.kind in ("not_implemented", "compile_error", "memory_error",
-                                          "tampered") else "exception"
+        status = status_of(err.kind)
         return Verdict(status=status, reason=f"{first}{where}", details=err.message, **base)
     failed = next((c for c in judged if not c.ok), None)
     if failed:

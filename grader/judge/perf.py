@@ -21,37 +21,39 @@ class Refused(Exception):
     """A timed round broke a rule or produced a wrong output: args are (status, reason)."""
 
 
-def measure(ex: Exercise, impl: str, fn, role: str, timer, watch, launches, plan: dict,
+def measure(ex: Exercise, impl: str, calls, role: str, timer, plan: dict,
             seed_salt: str, send) -> None:
     """`repeat` timed runs of each perf dtype and shape (and the sweep, first perf dtype only)
-    of `fn`, the student's launcher or the reference (role "reference"), each in a process of
-    its own; one message per shape. Every timed student call must launch at least one kernel
-    of its kind, all on the timed stream, and its outputs must match torch's on the same
-    inputs: checked in the first warm-up round, then in each round with probability
-    `bench.RECHECK_SHARE`, drawn from the OS's randomness after the call returns (no call can
-    know whether its output will be read: one that skips the work in 13 of the 25 rounds,
-    enough to move the median, goes unseen with probability 2^-13). The reference's run also
-    times torch for the sweep's plot, and on the perf shapes of a compute-bound exercise,
-    whose verdict says how far from torch (a vendor library) the student is: no copy roof
-    bounds a matmul."""
+    of `calls`: the student's stream replayed (`grader.worker.Replayed`; recorded by the host
+    in the first warm-up round, so no student code runs while anything is timed), or the
+    reference (role "reference", `grader.worker.Direct`), each in a process of its own; one
+    message per shape. Every timed student call must launch at least one kernel of its kind,
+    and its outputs must match torch's on the same inputs: checked in the first warm-up
+    round, then in each round with probability `bench.RECHECK_SHARE`, drawn from the OS's
+    randomness after the call returns (no call can know whether its output will be read:
+    one that skips the work in 13 of the 25 rounds, enough to move the median, goes unseen
+    with probability 2^-13). The reference's run also times torch for the sweep's plot, and
+    on the perf shapes of a compute-bound exercise, whose verdict says how far from torch (a
+    vendor library) the student is: no copy roof bounds a matmul."""
     import torch
 
-    close = watch.objects[(torch, "allclose")]
-    urandom = watch.objects[(os, "urandom")]  # bound before the student's code loaded
     share = int(256 * bench.RECHECK_SHARE)
     words = IMPL_WORDS[impl]
     baseline = bench.baseline_op(ex)
+    n_tensors = len(ex.inputs) + len(ex.outputs)
 
-    def audited(*args):
-        before, side = getattr(launches, impl), launches.side_streams
-        fn(*args)
-        if getattr(launches, impl) == before:
+    def student(*args):
+        run, _ = calls(list(args[:n_tensors]), list(args[n_tensors:]))
+        if run.refused:
+            raise Refused("fallback", f"the launcher computed on the host: {run.refused[0]}")
+        if run.others:
+            raise Refused("fallback", f"a timed call ran {run.others[0]}, which the cells do "
+                          "not define")
+        if run.launches.get(impl, 0) == 0:
             raise Refused("no_launch", f"a timed call launched no {words} kernel: the work "
                           "must happen inside the call, on the kernel")
-        if launches.side_streams != side:
-            raise Refused("side_stream", "a timed call launched its kernel on a side stream: "
-                          "launch on the current stream (work elsewhere is not timed)")
 
+    fn = getattr(calls, "launcher", None)
     jobs = [(dtype, "perf", rep) for dtype in plan["dtypes"] for rep in range(plan["repeat"])]
     if plan.get("sweep") and plan["dtypes"]:
         jobs.append((plan["dtypes"][0], "sweep", 0))
@@ -61,15 +63,15 @@ def measure(ex: Exercise, impl: str, fn, role: str, timer, watch, launches, plan
                 beside = suite == "sweep" or ex.unit == "flops"
                 fns = {"reference": fn, **({"torch": baseline} if beside else {})}
             else:
-                fns = {"student": audited}
+                fns = {"student": student}
 
             def recheck(r, inputs, outs, shape=shape, dtype=dtype):
-                if role == "reference" or (r > -bench.WARMUP and urandom(1)[0] >= share):
+                if role == "reference" or (r > -bench.WARMUP and os.urandom(1)[0] >= share):
                     return
                 atol, rtol = ex.tolerances[dtype]
                 expected = check.oracle(ex, inputs, shape, device="cuda")  # never timed
                 for name, got in outs["student"].items():
-                    if not bool(close(got.double(), expected[name],
+                    if not bool(torch.allclose(got.double(), expected[name],
                                       atol=atol * 10 + 1e-12, rtol=rtol * 10, equal_nan=True)):
                         raise Refused("fail", f"round {r}: the output differs from torch's on "
                                       f"fresh inputs [{ex.describe(shape, dtype)}]")
@@ -87,7 +89,7 @@ def measure(ex: Exercise, impl: str, fn, role: str, timer, watch, launches, plan
                 refused = list(exc.args)
             trace(f"{suite} {dtype} shape {index} ({role}): rounds done")
             send(Message(event="perf", suite=suite, index=index, repeat=rep, dtype=dtype,
-                         times=times, refused=refused, tampered=watch.tampered()))
+                         times=times, refused=refused))
             if refused:
                 return
 
@@ -115,9 +117,6 @@ def decide(ex: Exercise, impl: str, dtype: str, messages: list[Message], roof: f
     perf = {"bar": ex.bar, "zero_below": ex.zero_below, "roof_gbps": roof, **(info or {})}
     mine = [m for m in messages if m.suite == "perf" and m.dtype == dtype]
     for m in mine:
-        if m.tampered:
-            return Verdict(status="tampered", reason="grading functions were replaced: "
-                           + ", ".join(m.tampered), perf=perf, **base)
         if m.refused:  # a broken rule, or outputs that differ from the reference's
             status, reason = m.refused
             return Verdict(status=status, reason=reason, perf=perf, **base)

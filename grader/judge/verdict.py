@@ -22,10 +22,8 @@ FAILED = {
     "crash": "the process died",
     "memory_error": "invalid memory access",
     "race": "depends on thread order",
-    "fallback": "library did the work",
+    "fallback": "not the student's kernel did the work",
     "no_launch": "no kernel launched",
-    "side_stream": "kernel on a side stream",
-    "tampered": "grading functions replaced",
     "impossible": "faster than physics allows",
     "missing": "solution cell missing",
     "unreadable": "the notebook cannot be read",
@@ -174,7 +172,8 @@ class Message:
     c_stub: bool = False  # a launched CUDA module still holds the release's empty body
     others: list = field(default_factory=list)  # kernels launched that are not the student's
     # error
-    kind: str = ""  # not_implemented | compile_error | memory_error | exception | tampered
+    kind: str = ""  # not_implemented | compile_error | memory_error | exception | host_compute
+    #                 | host_died
     message: str = ""
     summary: str = ""
     # perf
@@ -182,7 +181,6 @@ class Message:
     repeat: int = 0
     times: dict = field(default_factory=dict)
     refused: list | None = None  # [status, reason]
-    tampered: list = field(default_factory=list)
     dtype: str = ""
 
     def to_json(self) -> str:

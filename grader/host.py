@@ -1,0 +1,213 @@
+"""The host process: the student's cells run here, against phantoms, and nowhere else.
+
+The device process (`grader.worker`) forks it before it holds any data or any CUDA context;
+the child then leaves the device's reach for good (`isolate`): a user namespace of its own
+(no capability over the device process, whose memory it can therefore not read), a mount
+namespace whose /dev is empty (no GPU: no CUDA context can ever exist here), stdin and the
+device's pipes closed. It loads the cells, says "loaded", then answers each job (the geometry
+of one call's tensors and its scalar parameters) with the stream the launcher recorded.
+
+    link = HostLink.start(request, close=[msg_fd, res_fd])   # in the device process
+    link.loaded()       -> None, or an error Message
+    link.record(tensors, params) -> {"stream": ..., "returned": ...} or {"error": {...}}
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+from pathlib import Path
+
+from grader import wire
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNS = 0x00020000
+PR_SET_DUMPABLE = 4
+
+
+class HostDied(RuntimeError):
+    """The host process ended without an answer."""
+
+
+def isolate() -> str:
+    """Cut this (host) process off from the device process and the GPU; "" or why not."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
+        err = ctypes.get_errno()
+        if os.getuid() == 0:  # no user namespaces here: drop root instead
+            try:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+                return ""
+            except OSError:
+                pass
+        return f"no user namespace for the host process ({os.strerror(err)})"
+    if libc.mount(b"none", b"/dev", b"tmpfs", 0, None) != 0:
+        return f"/dev stays visible to the host process ({os.strerror(ctypes.get_errno())})"
+    return ""
+
+
+def _nondumpable() -> None:
+    """The device process's memory: not readable by a process without CAP_SYS_PTRACE."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+class HostLink:
+    """The device process's end of its host."""
+
+    def __init__(self, pid: int, to_host: int, from_host: int):
+        self.pid, self._to, self._from = pid, to_host, from_host
+
+    @classmethod
+    def start(cls, request: dict, close: list[int]) -> HostLink:
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                os.close(to_w)
+                os.close(from_r)
+                null = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(null, 0)
+                for fd in close:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+                main(request, to_r, from_w)
+            except BaseException:  # noqa: BLE001 - reported as the host's death
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            finally:
+                import sys
+
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        os.close(to_r)
+        os.close(from_w)
+        _nondumpable()
+        return cls(pid, to_w, from_r)
+
+    def _answer(self) -> dict:
+        try:
+            frame = wire.read(self._from)
+        except wire.WireError:
+            frame = b""
+        if not frame:
+            raise HostDied(self._death())
+        try:
+            answer = json.loads(bytes(frame))
+        except (ValueError, UnicodeDecodeError):
+            raise HostDied("the launcher's process sent something that is not an answer") \
+                from None
+        if not isinstance(answer, dict):
+            raise HostDied("the launcher's process sent something that is not an answer")
+        return answer
+
+    def _death(self) -> str:
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return "the launcher's process ended"
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ \
+                else str(sig)
+            hint = (": raw memory at a tensor's address faults, the host holds no device data"
+                    if sig in (signal.SIGSEGV, signal.SIGBUS) else "")
+            return f"the launcher's process was killed by {name}{hint}"
+        return f"the launcher's process exited (status {os.WEXITSTATUS(status)})"
+
+    def loaded(self) -> dict:
+        return self._answer()
+
+    def record(self, tensors: list[dict], params: list, again: bool = False) -> dict:
+        wire.write(self._to, json.dumps({"tensors": tensors, "params": params}).encode())
+        return self._answer()
+
+    def close(self) -> None:
+        for fd in (self._to, self._from):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def _error(exc: BaseException, describe, rec=None) -> dict:
+    from grader import phantom
+    from grader.judge import correctness
+
+    msg = correctness.error_message(exc, None, describe)
+    kind = msg.kind
+    if isinstance(exc, phantom.HostCompute) or (rec is not None and rec.stream.refused):
+        kind = "host_compute"
+    return {"error": {"kind": kind, "message": msg.message, "summary": msg.summary}}
+
+
+def main(request: dict, rfd: int, wfd: int) -> None:
+    """The host process's life: isolate, load the cells, answer jobs until the pipe closes."""
+    why = isolate()
+    from grader import device as dev
+    from grader import manifest, phantom, submission, worker
+
+    dev.use(request["device"])
+    phantom.install_host()
+    lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
+    ex = lab.exercise(request["exercise"].partition("/")[2] or None)
+    spec = ex.impls[request["impl"]]
+    folder = Path(request["workdir"]) / "host"
+    folder.mkdir(exist_ok=True)
+
+    def send(obj: dict) -> None:
+        wire.write(wfd, json.dumps(obj).encode())
+
+    built = None
+    try:
+        built = submission.write_module(request["setup"], request["sources"], folder)
+        module = submission.import_module(built)
+        launcher = getattr(module, spec.launcher, None)
+        if not callable(launcher):
+            raise NameError(f"the solution cells define no function {spec.launcher}()")
+    except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
+        send(_error(exc, lambda e: worker.describe(e, built)))
+        return
+    send({"loaded": True, "isolation": why})
+    while True:
+        try:
+            frame = wire.read(rfd)
+        except wire.WireError:
+            return
+        if not frame:
+            return
+        job = json.loads(bytes(frame))
+        rec = phantom.Recorder(request["device"], ex.allowed_ops)
+        tensors = [rec.given(g) for g in job["tensors"]]
+        try:
+            returned = phantom.launch(launcher, rec, tensors, job["params"])
+        except BaseException as exc:  # noqa: BLE001
+            send(_error(exc, lambda e: worker.describe(e, built), rec))
+            continue
+        send({"stream": rec.stream.to_dict(), "returned": _returned(returned)})
+
+
+def _returned(value) -> str | None:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}"
+    return None

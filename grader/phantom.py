@@ -1,0 +1,610 @@
+"""The host side of the trust boundary: tensors with a shape and an address, but no memory.
+
+A student's launcher runs in the host process against `Phantom` tensors. They carry what a
+launcher honestly needs (shape, strides, dtype, device, an address for `data_ptr()`) and no
+readable memory. What the launcher does to them is either *recorded* into a `Stream` for the
+device process to replay, or refused:
+
+    recorded   allocations (empty, zeros, *_like, ...), fills with a constant, views, the
+               copies an exercise allows (`allowed_ops`), Triton launches, SourceModule launches
+    refused    every other torch op, .numpy(), .tolist(), .item(), dlpack, the storage, a
+               host-made tensor passed to a kernel: `HostCompute` names what was touched
+
+Nothing here guards anything: a launcher that undoes it only breaks its own stream, because
+the host never holds device data. (Raw memory at a phantom's address is unmapped: a read
+faults.) Triton's heuristics, autotune configs and grid functions are evaluated here, on
+phantoms, and shipped as values: the device process runs no student Python.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_map
+
+# Phantom addresses: buffer k spans [BASE + k*SPAN, BASE + (k+1)*SPAN), far from anything
+# mapped in a Linux process (its libraries and heap sit near 0x7f.. and 0x55..).
+BASE = 0x2000_0000_0000
+SPAN = 1 << 36
+
+# Ops that only describe memory already there: run on the meta twin, the result shares it.
+VIEWS = {
+    "view", "_unsafe_view", "reshape", "as_strided", "alias", "detach", "t", "transpose",
+    "permute", "expand", "select", "slice", "unsqueeze", "squeeze", "flatten", "unflatten",
+    "view_as", "unfold", "diagonal", "narrow", "split", "chunk", "unbind", "movedim",
+    "_reshape_alias", "lift_fresh", "split_with_sizes", "view_as_real", "view_as_complex",
+    "unsafe_split", "unsafe_chunk", "contiguous", "is_contiguous", "stride", "size", "numel",
+    "sym_size", "sym_stride", "sym_numel", "is_same_size", "dim", "resolve_conj", "resolve_neg",
+}
+# Ops that make new memory (fills recorded where they have one).
+FACTORIES = {
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros",
+    "zeros_like", "new_zeros", "ones", "ones_like", "new_ones", "full", "full_like", "new_full",
+}
+FILL_VALUE = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1,
+              "new_ones": 1}
+
+
+class HostCompute(RuntimeError):
+    """The launcher touched device data on the host."""
+
+
+DEVICE_VALUES = ("a launcher runs where the data is not: its host logic cannot depend on "
+                 "device values (size launches from shapes, or compute the value in a kernel)")
+
+
+@dataclass
+class Stream:
+    """What one launcher call asked the device to do, in order; plain data (JSON)."""
+
+    buffers: dict[int, int] = field(default_factory=dict)  # handle -> bytes (allocations)
+    ops: list[dict] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # what the launcher touched on the host
+
+    def to_dict(self) -> dict:
+        return {"buffers": {str(k): v for k, v in self.buffers.items()}, "ops": self.ops,
+                "refused": self.refused}
+
+
+class Recorder:
+    """The phantoms of one launcher call and the stream they record."""
+
+    def __init__(self, device: str, allowed_ops=()):
+        self.tdev = torch.device("cuda", 0) if device == "gpu" else torch.device("cpu")
+        self.allowed = set(allowed_ops)
+        self.stream = Stream()
+        self._storages: dict[int, int] = {}  # id of a meta storage -> buffer handle
+        self._sizes: dict[int, int] = {}  # handle -> bytes
+        self._keep: list[torch.Tensor] = []  # meta bases, alive while recording
+        self.modules: dict[int, int] = {}  # id of a recorded CUDA module -> its index
+
+    # --- buffers ------------------------------------------------------------------------
+    def _handle(self, meta: torch.Tensor, new: bool) -> int:
+        key = meta.untyped_storage()._cdata
+        if key not in self._storages:
+            handle = len(self._sizes)
+            self._storages[key] = handle
+            self._sizes[handle] = meta.untyped_storage().nbytes()
+            self._keep.append(meta)
+            if new:
+                self.stream.buffers[handle] = self._sizes[handle]
+                self.stream.ops.append({"op": "alloc", "buf": handle,
+                                        "bytes": self._sizes[handle]})
+        return self._storages[key]
+
+    def given(self, geometry: dict) -> Phantom:
+        """A phantom for a tensor the device holds: {shape, stride, offset, dtype, bytes}."""
+        dtype = getattr(torch, geometry["dtype"])
+        itemsize = torch.empty(0, dtype=dtype).element_size()
+        base = torch.empty(geometry["bytes"] // itemsize, dtype=dtype, device="meta")
+        meta = base.as_strided(geometry["shape"], geometry["stride"], geometry["offset"])
+        self._handle(base, new=False)
+        return Phantom(meta, self)
+
+    def wrap(self, meta: torch.Tensor, new: bool) -> Phantom:
+        self._handle(meta, new)
+        return Phantom(meta, self)
+
+    def ref(self, t: Phantom) -> dict:
+        m = t._meta
+        return {"buf": self._handle(m, new=False), "offset": m.storage_offset(),
+                "shape": list(m.shape), "stride": list(m.stride()),
+                "dtype": str(m.dtype).removeprefix("torch.")}
+
+    def address(self, t: Phantom) -> int:
+        m = t._meta
+        return BASE + self._handle(m, new=False) * SPAN + m.storage_offset() * m.element_size()
+
+    def pointer(self, value: int) -> dict | None:
+        """{"buf", "byte"} for an integer inside a phantom buffer's address range."""
+        handle, byte = divmod(int(value) - BASE, SPAN)
+        if 0 <= handle < len(self._sizes) and int(value) >= BASE:
+            return {"buf": handle, "byte": byte}
+        return None
+
+    def refuse(self, what: str, why: str = "") -> HostCompute:
+        name = what if not why else f"{what} ({why})"
+        if name not in self.stream.refused and len(self.stream.refused) < 10:
+            self.stream.refused.append(name)
+        return HostCompute(f"the launcher computed on the host: {name}: a launcher only "
+                           "allocates, views and launches; the data is on the device")
+
+    # --- arguments ----------------------------------------------------------------------
+    def arg(self, value, where: str):
+        """One kernel argument as plain data."""
+        if isinstance(value, Phantom):
+            return {"t": self.ref(value)}
+        if isinstance(value, torch.Tensor):
+            raise self.refuse(f"{where}: a tensor made on the host",
+                              "allocate with device=x.device and fill it with a kernel")
+        if isinstance(value, np.ndarray):
+            raise self.refuse(f"{where}: a numpy array", "pass device tensors or pointers")
+        if isinstance(value, np.generic):
+            ptr = self.pointer(value) if isinstance(value, np.integer) else None
+            if ptr is not None:
+                return {"ptr": ptr, "np": value.dtype.name}
+            return {"v": value.item(), "np": value.dtype.name}
+        if isinstance(value, bool) or value is None or isinstance(value, str):
+            return {"v": value}
+        if isinstance(value, numbers.Integral):
+            ptr = self.pointer(value)
+            return {"ptr": ptr} if ptr is not None else {"v": int(value)}
+        if isinstance(value, numbers.Real):
+            return {"v": float(value)}
+        dtype = _tl_dtype(value)
+        if dtype is not None:
+            return {"tl": dtype}
+        inner = getattr(value, "value", None)  # tl.constexpr
+        if type(value).__name__ == "constexpr":
+            return self.arg(inner, where)
+        if isinstance(value, (tuple, list)):
+            return {"seq": [self.arg(v, where) for v in value]}
+        if isinstance(value, torch.dtype):
+            return {"torch": str(value).removeprefix("torch.")}
+        raise self.refuse(f"{where}: an argument of type {type(value).__name__}",
+                          "kernels take tensors, pointers and numbers")
+
+    # --- recording ------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def recording(self):
+        with _Factories(self):
+            yield self
+
+
+def _tl_dtype(value) -> str | None:
+    try:
+        import triton.language as tl
+    except ImportError:
+        return None
+    return value.name if isinstance(value, tl.dtype) else None
+
+
+class Phantom(torch.Tensor):
+    """A device tensor as the host sees it: geometry and an address, no data."""
+
+    @staticmethod
+    def __new__(cls, meta: torch.Tensor, rec: Recorder):
+        t = torch.Tensor._make_wrapper_subclass(
+            cls, meta.size(), strides=meta.stride(), storage_offset=meta.storage_offset(),
+            dtype=meta.dtype, device=rec.tdev, requires_grad=False)
+        t._meta, t._rec = meta, rec
+        return t
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        rec = next(a._rec for a in _flat(args, kwargs) if isinstance(a, Phantom))
+        return _dispatch(rec, func, args, kwargs or {})
+
+    # Where a launcher would read values into Python: refused by name.
+    def data_ptr(self) -> int:
+        return self._rec.address(self)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return (f"tensor(<on the device: no values on the host>, size={tuple(self.shape)}, "
+                f"dtype={self.dtype}, device='{self.device}')")
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.__repr__()
+
+    def _values(self, name: str, why: str = "its values read into Python"):
+        raise self._rec.refuse(f"Tensor.{name}()", why)
+
+    def numpy(self, *a, **k):
+        self._values("numpy", "numpy computing on a tensor")
+
+    def tolist(self):
+        self._values("tolist")
+
+    def item(self):
+        raise self._rec.refuse("Tensor.item()", DEVICE_VALUES)
+
+    def __array__(self, *a, **k):
+        self._values("__array__", "numpy computing on a tensor")
+
+    def __dlpack__(self, *a, **k):
+        self._values("__dlpack__", "a dlpack view of device memory")
+
+    def __dlpack_device__(self, *a, **k):
+        self._values("__dlpack_device__", "a dlpack view of device memory")
+
+    def untyped_storage(self):
+        self._values("untyped_storage", "the tensor's memory read on the host")
+
+    def storage(self):
+        self._values("storage", "the tensor's memory read on the host")
+
+    def __bool__(self):
+        raise self._rec.refuse("bool(tensor)", DEVICE_VALUES)
+
+    def __float__(self):
+        raise self._rec.refuse("float(tensor)", DEVICE_VALUES)
+
+    def __int__(self):
+        raise self._rec.refuse("int(tensor)", DEVICE_VALUES)
+
+    def __index__(self):
+        raise self._rec.refuse("a tensor used as an index", DEVICE_VALUES)
+
+    def __reduce_ex__(self, proto):
+        self._values("__reduce_ex__", "a pickled tensor")
+
+    def __iter__(self):
+        raise self._rec.refuse("iterating over a tensor", "its values read into Python")
+
+
+def _flat(args, kwargs):
+    out = []
+    tree_map(out.append, (args, kwargs))
+    return out
+
+
+def _meta_of(value):
+    return value._meta if isinstance(value, Phantom) else value
+
+
+def _dispatch(rec: Recorder, func, args, kwargs):
+    name = func.overloadpacket.__name__
+    if name in VIEWS or name in FACTORIES:
+        metas = tree_map(_meta_of, args)
+        mkw = tree_map(_meta_of, kwargs)
+        if "device" in mkw:
+            mkw["device"] = "meta"
+        out = func(*metas, **mkw)
+        fresh = name in FACTORIES or (name == "contiguous")
+
+        def wrap(o):
+            if not isinstance(o, torch.Tensor):
+                return o
+            known = o.untyped_storage()._cdata in rec._storages
+            return rec.wrap(o, new=fresh and not known)
+        result = tree_map(wrap, out)
+        if name in FACTORIES and isinstance(result, Phantom):
+            value = FILL_VALUE.get(name, kwargs.get("fill_value", args[1] if name in (
+                "full", "full_like") and len(args) > 1 else None))
+            if name == "new_full":
+                value = args[2] if len(args) > 2 else kwargs.get("fill_value")
+            if value is not None:
+                rec.stream.ops.append({"op": "fill", "dst": rec.ref(result), "value": value})
+        return result
+    if name in ("fill_", "zero_") or (name == "copy_" and _scalar_source(args)):
+        dst = args[0]
+        value = 0 if name == "zero_" else args[1]
+        if isinstance(value, Phantom):
+            raise rec.refuse(f"torch.ops.aten.{name}", "a fill from device data")
+        if isinstance(value, torch.Tensor):
+            value = value.item()
+        rec.stream.ops.append({"op": "fill", "dst": rec.ref(dst), "value": _number(value)})
+        return dst
+    if name in ("copy_", "clone") and name in rec.allowed:
+        if name == "copy_" and all(isinstance(a, Phantom) for a in args[:2]):
+            rec.stream.ops.append({"op": "copy", "dst": rec.ref(args[0]),
+                                   "src": rec.ref(args[1])})
+            return args[0]
+        if name == "clone" and isinstance(args[0], Phantom):
+            meta = torch.empty_like(args[0]._meta, memory_format=torch.contiguous_format)
+            out = rec.wrap(meta, new=True)
+            rec.stream.ops.append({"op": "copy", "dst": rec.ref(out), "src": rec.ref(args[0])})
+            return out
+    if name in ("_local_scalar_dense", "is_nonzero", "equal"):
+        raise rec.refuse("a tensor's value read on the host", DEVICE_VALUES)
+    if name in ("_to_copy", "_copy_from", "_copy_from_and_resize") or name == "copy_":
+        raise rec.refuse(f"torch.ops.aten.{name}", "device data copied to or from the host")
+    raise rec.refuse(f"torch.ops.aten.{name}")
+
+
+def _scalar_source(args) -> bool:
+    src = args[1] if len(args) > 1 else None
+    return isinstance(src, torch.Tensor) and not isinstance(src, Phantom) and src.numel() == 1
+
+
+def _number(value):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
+
+
+class _Factories(TorchFunctionMode):
+    """torch.empty(..., device=...) and the like make phantoms while a launcher records: the
+    host has no device (on a GPU machine, no CUDA context), so nothing else could serve."""
+
+    def __init__(self, rec: Recorder):
+        super().__init__()
+        self.rec = rec
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if name in FACTORIES and not any(isinstance(a, torch.Tensor) for a in args):
+            device = kwargs.get("device")
+            target = torch.device(device) if device is not None else torch.device("cpu")
+            if target.type == "cuda" and target.index is None:
+                target = torch.device("cuda", 0)
+            if target == self.rec.tdev:
+                kwargs["device"] = "meta"
+                kwargs.pop("pin_memory", None)
+                meta = func(*args, **kwargs)
+                out = self.rec.wrap(meta, new=True)
+                value = FILL_VALUE.get(name)
+                if name == "full":
+                    value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+                if value is not None:
+                    self.rec.stream.ops.append({"op": "fill", "dst": self.rec.ref(out),
+                                                "value": _number(value)})
+                return out
+        if name == "tensor" and str(kwargs.get("device", "")) .startswith(self.rec.tdev.type) \
+                and self.rec.tdev.type == "cuda":
+            raise self.rec.refuse("torch.tensor(..., device=...)", "host values sent to the "
+                                  "device: allocate there and fill it with a kernel")
+        return func(*args, **kwargs)
+
+
+# --- what the launcher calls: Triton launches and SourceModule ------------------------------
+
+class Launching:
+    """Records the launches of one launcher call (bound as the current recorder)."""
+
+    current: Recorder | None = None
+
+
+def _current() -> Recorder:
+    rec = Launching.current
+    if rec is None:
+        raise RuntimeError("a kernel was launched outside a launcher call (at import time?): "
+                           "launch kernels from the launcher only")
+    return rec
+
+
+def _base_jit(obj):
+    """The JIT function under a chain of @triton.heuristics / @triton.autotune."""
+    while not hasattr(obj, "arg_names") or type(obj).__name__ in ("Autotuner", "Heuristics"):
+        obj = obj.fn
+    return obj
+
+
+def _named(jit, args, kwargs) -> dict:
+    return {**dict(zip(jit.arg_names, args)), **kwargs}
+
+
+def _eval_grid(grid, meta: dict) -> list[int]:
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, numbers.Integral):
+        grid = (grid,)
+    return [int(g) for g in grid]
+
+
+def _variants(obj, args, kwargs, grid, rec: Recorder) -> tuple[str, dict | None, list[dict]]:
+    """Walk heuristics and autotune down to the JIT function: its name, the autotuner's
+    settings, and one launch (kwargs, grid, config) per config (one without autotune)."""
+    autotune, chain, kinds = None, obj, []
+    while type(chain).__name__ in ("Autotuner", "Heuristics"):
+        kinds.append(chain)
+        chain = chain.fn
+    jit = chain
+    variants = [({**kwargs}, None)]
+    for layer in kinds:
+        if type(layer).__name__ == "Heuristics":
+            for kw, _ in variants:
+                for v, heur in layer.values.items():
+                    kw[v] = heur({**dict(zip(layer.arg_names, args)), **kw})
+        else:
+            if autotune is not None:
+                raise rec.refuse("two @triton.autotune on one kernel")
+            autotune = {"key": list(layer.keys),
+                        "reset_to_zero": list(getattr(layer, "reset_to_zero", None) or []),
+                        "restore_value": list(getattr(layer, "restore_value", None) or [])}
+            configs = list(layer.configs)
+            variants = [({**kw, **c.kwargs}, c) for kw, _ in variants for c in configs]
+    launches = []
+    for kw, config in variants:
+        meta = _named(jit, args, kw)
+        entry = {"kwargs": kw, "grid": _eval_grid(grid, meta)}
+        if config is not None:
+            entry["config"] = {k: getattr(config, k) for k in
+                               ("num_warps", "num_stages", "num_ctas", "maxnreg")
+                               if getattr(config, k, None) is not None}
+            entry["config"]["kwargs"] = dict(config.kwargs)
+        launches.append(entry)
+    return jit.__name__ if hasattr(jit, "__name__") else jit.fn.__name__, autotune, launches
+
+
+def record_triton(obj, args, kwargs, grid) -> None:
+    rec = _current()
+    kwargs = {k: v for k, v in kwargs.items() if k != "warmup"}
+    name, autotune, launches = _variants(obj, list(args), kwargs, grid, rec)
+    where = f"{name}[grid]"
+    op = {"op": "triton", "kernel": name, "autotune": autotune,
+          "args": [rec.arg(a, where) for a in args], "launches": []}
+    for entry in launches:
+        op["launches"].append({"kwargs": {k: rec.arg(v, where) for k, v in entry["kwargs"].items()},
+                               "grid": entry["grid"], "config": entry.get("config")})
+    if autotune is not None:
+        names = _base_jit(obj).arg_names
+        named = dict(zip(names, args))
+        key = [named.get(k, kwargs.get(k)) for k in autotune["key"]]
+        autotune["key_values"] = [rec.arg(k, where) if not isinstance(k, Phantom)
+                                  else {"v": str(k.dtype)} for k in key]
+    rec.stream.ops.append(op)
+
+
+def _jit_name(obj) -> str:
+    fn = getattr(obj, "fn", None)
+    return getattr(fn, "__name__", None) or getattr(obj, "__name__", "a Triton kernel")
+
+
+def _triton_classes() -> list:
+    from triton.runtime import autotuner, jit
+
+    classes = [jit.JITFunction, autotuner.Autotuner, autotuner.Heuristics]
+    try:
+        from triton.runtime import interpreter
+
+        classes.append(interpreter.InterpretedFunction)
+    except ImportError:
+        pass
+    return classes
+
+
+def _triton_run(self, *args, grid=None, warmup=False, **kwargs):
+    if warmup:
+        raise _current().refuse(f"{_jit_name(self)}.warmup()", "compiles on the device only")
+    return record_triton(self, args, kwargs, grid)
+
+
+def _triton_getitem(self, grid):
+    return lambda *a, **k: _triton_run(self, *a, grid=grid, **k)
+
+
+def _cuda_call(self, *args, block, grid=(1, 1), shared=0, stream=None, **_ignored):
+    """A real SourceModule function (compiled in a notebook) called while recording."""
+    module = self.module
+    record_cuda(module, module.source, getattr(module, "no_extern_c", False),
+                getattr(module, "options", []), self.name, args, block, grid, shared, stream)
+
+
+def _patches() -> list[tuple[object, str, object]]:
+    from triton.runtime import jit
+
+    found = [(cls, "run", _triton_run) for cls in _triton_classes()]
+    found.append((jit.KernelInterface, "__getitem__", _triton_getitem))
+    for module, name in (("grader.cuda.cpu", "CpuFunction"), ("grader.cuda.gpu", "GpuFunction")):
+        try:
+            import importlib
+
+            found.append((getattr(importlib.import_module(module), name), "__call__", _cuda_call))
+        except (ImportError, AttributeError):
+            pass
+    return found
+
+
+@contextlib.contextmanager
+def intercepting():
+    """Launches record instead of running while open (a notebook's `check()`: its kernels
+    stay what they are outside)."""
+    saved = [(owner, name, owner.__dict__.get(name)) for owner, name, _ in _patches()]
+    for owner, name, fn in _patches():
+        setattr(owner, name, fn)
+    try:
+        yield
+    finally:
+        for owner, name, fn in saved:
+            if fn is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, fn)
+
+
+def install_triton() -> None:
+    """Every Triton launch in this process records instead of running."""
+    for owner, name, fn in _patches():
+        setattr(owner, name, fn)
+
+
+class HostModule:
+    """SourceModule in the host: the source is kept for the device, which compiles it."""
+
+    def __init__(self, source: str, no_extern_c: bool = False, options=None,
+                 include_dirs=None, **_ignored):
+        if not isinstance(source, str):
+            raise TypeError(f"SourceModule takes the CUDA C source as a str, not "
+                            f"{type(source).__name__}")
+        self.source, self.no_extern_c = source, bool(no_extern_c)
+        self.options = [str(o) for o in options or []]
+
+    def get_function(self, name: str) -> HostFunction:
+        return HostFunction(self, str(name))
+
+
+class HostFunction:
+    def __init__(self, module: HostModule, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, *args, block, grid=(1, 1), shared=0, stream=None, **_ignored):
+        m = self.module
+        record_cuda(m, m.source, m.no_extern_c, m.options, self.name, args, block, grid,
+                    shared, stream)
+
+    def prepare(self, *a, **k):
+        return self
+
+    def prepared_call(self, grid, block, *args, shared_size=0):
+        return self(*args, block=block, grid=grid, shared=shared_size)
+
+
+def record_cuda(module, source: str, no_extern_c: bool, options, name: str, args, block,
+                grid, shared, stream) -> None:
+    rec = _current()
+    where = f"{name}()"
+    key = id(module)
+    if key not in rec.modules:
+        rec.modules[key] = len(rec.modules)
+        rec.stream.ops.append({"op": "module", "id": rec.modules[key], "source": source,
+                               "no_extern_c": bool(no_extern_c),
+                               "options": [str(o) for o in options or []]})
+    rec.stream.ops.append({
+        "op": "cuda", "module": rec.modules[key], "function": str(name),
+        "args": [rec.arg(a, where) for a in args],
+        "block": [int(b) for b in block], "grid": [int(g) for g in grid],
+        "shared": int(shared)})
+
+
+def install_cuda() -> None:
+    """SourceModule, wherever a submission imports it from, records."""
+    import grader.cuda
+    import grader.notebook as nb
+
+    grader.cuda.SourceModule = HostModule
+    nb.SourceModule = HostModule
+
+
+def install_host() -> None:
+    """This process becomes a host: no launch runs here, none reaches a device."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    install_triton()
+    install_cuda()
+    import torch.cuda as tc
+
+    tc.synchronize = lambda *a, **k: None
+
+
+def launch(launcher, rec: Recorder, tensors: list, params: list):
+    """Call `launcher(*tensors, *params)` as a host: its stream is `rec.stream`."""
+    Launching.current = rec
+    try:
+        with rec.recording():
+            return launcher(*tensors, *params)
+    finally:
+        Launching.current = None
