@@ -603,6 +603,7 @@ def plan(lab: Lab, nb, where: str, device: str, impls=None, exercises=None,
             except submission.SubmissionError as exc:
                 parts.append(unreadable(ex, impl, device, exc, perf))
                 continue
+            sources = {**submission.earlier_cells(nb, ex.impls[impl].cells), **sources}
             parts.append((ex, impl, sources))
     return parts
 

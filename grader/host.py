@@ -18,6 +18,7 @@ import ctypes
 import json
 import os
 import signal
+import threading
 from pathlib import Path
 
 from grader import wire
@@ -153,10 +154,13 @@ def _error(exc: BaseException, describe, rec=None) -> dict:
     from grader.judge import correctness
 
     msg = correctness.error_message(exc, None, describe)
-    kind = msg.kind
-    if isinstance(exc, phantom.HostCompute) or (rec is not None and rec.stream.refused):
+    kind, summary = msg.kind, msg.summary
+    if isinstance(exc, phantom.HostCompute):
+        kind, summary = "host_compute", str(exc)
+    elif rec is not None and rec.stream.refused:  # refused, caught, then something else
         kind = "host_compute"
-    return {"error": {"kind": kind, "message": msg.message, "summary": msg.summary}}
+        summary = f"the launcher computed on the host: {rec.stream.refused[0]}"
+    return {"error": {"kind": kind, "message": msg.message, "summary": summary}}
 
 
 def main(request: dict, rfd: int, wfd: int) -> None:
@@ -173,8 +177,11 @@ def main(request: dict, rfd: int, wfd: int) -> None:
     folder = Path(request["workdir"]) / "host"
     folder.mkdir(exist_ok=True)
 
+    lock = threading.Lock()  # a refusal in a helper thread is sent at once, beside main's
+
     def send(obj: dict) -> None:
-        wire.write(wfd, json.dumps(obj).encode())
+        with lock:
+            wire.write(wfd, json.dumps(obj).encode())
 
     built = None
     try:
@@ -196,6 +203,8 @@ def main(request: dict, rfd: int, wfd: int) -> None:
             return
         job = json.loads(bytes(frame))
         rec = phantom.Recorder(request["device"], ex.allowed_ops)
+        rec.notify = lambda name, text: send({"refused": name, "error": {
+            "kind": "host_compute", "message": text, "summary": text}})
         tensors = [rec.given(g) for g in job["tensors"]]
         try:
             returned = phantom.launch(launcher, rec, tensors, job["params"])

@@ -134,6 +134,11 @@ def _module_safe(obj) -> bool:
     if kind in ("JITFunction", "InterpretedFunction", "constexpr", "dtype", "pointer_type",
                 "block_type"):
         return True
+    # Triton's IR enums (tl.PropagateNan.ALL, eviction and cache policies): constants.
+    if hasattr(obj, "__members__") or hasattr(type(obj), "__members__"):
+        owner = obj if isinstance(obj, type) else type(obj)
+        if (getattr(owner, "__module__", "") or "").startswith("triton"):
+            return True
     return isinstance(obj, (int, float, bool, str)) or obj in (_cdiv(), _next_pow2())
 
 

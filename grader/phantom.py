@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 import os
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,8 +56,7 @@ class HostCompute(RuntimeError):
     """The launcher touched device data on the host."""
 
 
-DEVICE_VALUES = ("a launcher runs where the data is not: its host logic cannot depend on "
-                 "device values (size launches from shapes, or compute the value in a kernel)")
+DEVICE_VALUES = "device values"  # the reason of a refusal that read them (Recorder.refuse)
 
 
 @dataclass
@@ -83,6 +83,8 @@ class Recorder:
         self._sizes: dict[int, int] = {}  # handle -> bytes
         self._keep: list[torch.Tensor] = []  # meta bases, alive while recording
         self.modules: dict[int, int] = {}  # id of a recorded CUDA module -> its index
+        self.notify = None  # notify(name, message): a refusal, as it happens (the host's)
+        self.pid = os.getpid()  # a refusal in a forked child says so
 
     # --- buffers ------------------------------------------------------------------------
     def _handle(self, meta: torch.Tensor, new: bool) -> int:
@@ -112,6 +114,9 @@ class Recorder:
         return Phantom(meta, self)
 
     def ref(self, t: Phantom) -> dict:
+        if t._rec is not self:
+            raise self.refuse("a tensor kept from an earlier call",
+                              "each call computes from the tensors it is given")
         m = t._meta
         return {"buf": self._handle(m, new=False), "offset": m.storage_offset(),
                 "shape": list(m.shape), "stride": list(m.stride()),
@@ -129,11 +134,24 @@ class Recorder:
         return None
 
     def refuse(self, what: str, why: str = "") -> HostCompute:
-        name = what if not why else f"{what} ({why})"
+        """The refusal of `what` (a torch op, a method), named in the stream and raised."""
+        thread = threading.current_thread()
+        where = " in a forked process" if os.getpid() != self.pid else \
+            "" if thread is threading.main_thread() else f" in a helper thread ({thread.name})"
+        if why == DEVICE_VALUES:
+            name = f"{what}{where}, a device value read on the host"
+            text = (f"the launcher reads device values on the host ({what}{where}): it runs "
+                    "where the data is not, so its host logic cannot depend on them: size "
+                    "launches from shapes, or compute the value in a kernel")
+        else:
+            name = f"{what}{f' ({why})' if why else ''}{where}"
+            text = (f"the launcher computed on the host: {name}: a launcher only allocates, "
+                    "views and launches; the data is on the device")
         if name not in self.stream.refused and len(self.stream.refused) < 10:
             self.stream.refused.append(name)
-        return HostCompute(f"the launcher computed on the host: {name}: a launcher only "
-                           "allocates, views and launches; the data is on the device")
+            if self.notify is not None:  # told at once: the launcher may never return
+                self.notify(name, text)
+        return HostCompute(text)
 
     # --- arguments ----------------------------------------------------------------------
     def arg(self, value, where: str):

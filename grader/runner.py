@@ -482,10 +482,16 @@ def _close_kept(started: dict) -> None:
             one.close()
 
 
-def _shared_runtime(device: str, env: dict) -> list[Path]:
+# Where the shared CUDA runtime appears inside the sandbox: a neutral place, not the
+# machine's cache folder (which would show a home directory's name).
+RUNTIME_MOUNT = Path("/tclab/cuda-runtime")
+
+
+def _shared_runtime(device: str, env: dict) -> list[tuple[Path, Path]]:
     """On the CPU backend, the CUDA runtime built once for every worker of this machine
-    (`compiler.shared_runtime`): its folder, to be put back read-only, and its name in `env`.
-    Where it cannot be built, nothing: the worker builds its own and reports why it fails."""
+    (`compiler.shared_runtime`): its folder and where the sandbox shows it, to be put back
+    read-only, and that place in `env`. Where it cannot be built, nothing: the worker builds
+    its own and reports why it fails."""
     if device != "cpu":
         return []
     from grader.cuda import compiler
@@ -495,8 +501,9 @@ def _shared_runtime(device: str, env: dict) -> list[Path]:
         folder = compiler.shared_runtime()
     except CompileError:
         return []
-    env[compiler.RUNTIME_DIR_ENV] = str(folder)
-    return [folder]
+    inside = RUNTIME_MOUNT if sandbox.available() is None else folder
+    env[compiler.RUNTIME_DIR_ENV] = str(inside)
+    return [(folder, inside)]
 
 
 def _mounts(lab: str | None, cache: Path | None = None) -> tuple[list[Path], Path | None]:

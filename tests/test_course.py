@@ -162,6 +162,23 @@ def test_the_kernel_never_holds_the_secret(graded):
     assert students.NO_SECRET in text, "the snooping cell did not run: the test proves nothing"
 
 
+def test_the_kernel_sees_no_course_and_no_other_student(graded):
+    """The notebook kernel and the grader's processes run in the sandbox: a cell that walks the
+    file system for the gradebook, the secret seed, the source notebooks and the others'
+    submissions finds none of them, in its output or in its feedback."""
+    nb = autograded(graded, students.LAB01, "snooper")
+    text = "\n".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code"
+                     for o in c.outputs)  # what the cells printed, not their source
+    assert "SNOOP-DONE" in text, "the snooping cell did not run: the test proves nothing"
+    assert "SNOOP-FOUND" not in text and "SNOOP-WRITABLE" not in text, \
+        [ln for ln in text.splitlines() if "SNOOP-" in ln][:5]
+    nbgrader(graded, "generate_feedback", students.LAB01, "--student", "snooper", "--force")
+    html = (graded / "feedback" / "snooper" / students.LAB01 / f"{students.LAB01}.html") \
+        .read_text()
+    assert "SNOOP-DONE " in html and "SNOOP-FOUND /" not in html
+    assert SECRET not in html
+
+
 def test_feedback_shows_verdicts_not_hidden_tests(graded):
     nbgrader(graded, "generate_feedback", students.LAB01, "--student", "solution", "--force")
     html = (graded / "feedback" / "solution" / students.LAB01 / f"{students.LAB01}.html") \

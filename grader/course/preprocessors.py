@@ -168,7 +168,9 @@ class GuardedExecute(Execute):
 
     - grade cells are not run in the student's kernel: Regrade writes their outputs from
       checks run elsewhere, so running them here would only give a submission a place to act;
-    - the kernel starts without the grading secret, with the device the grader uses;
+    - the kernel starts without the grading secret, with the device the grader uses, inside
+      the sandbox (`grader.course.kernel`): it sees no course directory, no gradebook, no
+      exchange, no other student's work, only an empty scratch folder of its own;
     - a kernel that dies or hangs ends execution, not the grading of this submission;
     - the kernel is killed once its cells have run, not asked to exit: a graceful shutdown
       took 2.8 s of a 4.7 s lab01 execution on the 2-core development machine, and a
@@ -200,6 +202,13 @@ class GuardedExecute(Execute):
 
     async def async_start_new_kernel(self, **kwargs):
         return await super().async_start_new_kernel(**{**kwargs, "env": kernel_env()})
+
+    def create_kernel_manager(self):
+        """The kernel starts inside the sandbox (`grader.course.kernel`)."""
+        from grader.course.kernel import manager_for
+
+        self.kernel_manager_class = manager_for(dev.resolve())
+        return super().create_kernel_manager()
 
     def preprocess_cell(self, cell, resources, index):
         if is_test_cell(cell):

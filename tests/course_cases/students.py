@@ -73,7 +73,8 @@ def monkeypatch(lab: Lab, nb):
 
 
 def patched_solution(lab: Lab, nb):
-    """A correct Triton kernel that ALSO patches the checker: patching costs the points."""
+    """A correct Triton kernel that ALSO patches the checker: patching changes nothing (the
+    checks run in processes the notebook cannot reach), the kernel earns its points."""
     nb = _solved(lab, nb)
     cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
     cell.source = ("import grader.notebook\n"
@@ -128,6 +129,58 @@ def unruly(lab: Lab, nb):
     return nb
 
 
+SNOOP = '''
+import os as _os
+from pathlib import Path as _Path
+
+_WANTED = ("gradebook.db", "secret_seed", "nbgrader_config.py", ".ipynb")
+
+
+def _snoop(limit=20000):
+    """Look for the course's secrets and the other students' work from the kernel's folder
+    up and in the places people keep files; print each found (a path and its first bytes),
+    and each writable gradebook."""
+    here = _Path.cwd()
+    tops = [str(here), *map(str, here.parents), "/tmp", "/home", "/root", "/srv", "/work",
+            "/var", "/mnt"]
+    seen = 0
+    for top in dict.fromkeys(tops):
+        for folder, dirs, files in _os.walk(top):
+            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "site-packages")]
+            for name in files:
+                seen += 1
+                path = _os.path.join(folder, name)
+                if name.endswith(_WANTED) and not path.startswith(str(here)):
+                    try:
+                        head = open(path, "rb").read(40)
+                    except OSError:
+                        head = b"(unreadable)"
+                    print("SNOOP-FOUND", path, head)
+                    if name == "gradebook.db":
+                        try:
+                            open(path, "ab").close()
+                            print("SNOOP-WRITABLE", path)
+                        except OSError:
+                            pass
+            if seen > limit:
+                break
+    print("SNOOP-DONE", seen)
+
+
+_snoop()
+'''
+
+
+def snooper(lab: Lab, nb):
+    """A correct notebook whose Triton cell walks the file system for the gradebook, the
+    secret seed, the course's source notebooks and the other students' submissions, and
+    prints what it finds: it must find nothing, and lose no point for looking."""
+    nb = _solved(lab, nb)
+    cell = _cell(nb, lab.exercise().impls["triton"].cells[0])
+    cell.source = SNOOP + "\n\n" + cell.source
+    return nb
+
+
 # student -> (lab, make, {grade cell: "full" | 0}); perf cells score 0 on the CPU for everyone.
 # No student name holds a lab id: `pytest -k lab01` is the student's command, not ours.
 LAB01, LAB07 = "lab01_vector_add", "lab07_softmax"
@@ -138,7 +191,8 @@ STUDENTS = {
     "input_transformer": (LAB01, input_transformer, {"test_triton": 0, "test_cuda": 0}),
     "monkeypatch": (LAB01, monkeypatch, {"test_triton": 0, "test_cuda": 0}),
     "relabelled": (LAB01, relabelled, {"test_triton": 0, "test_cuda": 0}),
-    "patched_solution": (LAB01, patched_solution, {"test_triton": 0, "test_cuda": "full"}),
+    "patched_solution": (LAB01, patched_solution, {"test_triton": "full", "test_cuda": "full"}),
+    "snooper": (LAB01, snooper, {"test_triton": "full", "test_cuda": "full"}),
     "deleted_test": (LAB01, deleted_test, {"test_triton": 0, "test_cuda": "full"}),
     "unruly": (LAB01, unruly, {"test_triton": "full", "test_cuda": "full"}),
     "softmax_solution": (LAB07, solution, {"test_triton": "full", "test_cuda": "full"}),

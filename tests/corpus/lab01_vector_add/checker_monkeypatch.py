@@ -1,7 +1,11 @@
 # impl: triton
-# status: tampered
-# reason: torch.allclose
-# reason: check
+# status: fail
+# reason: never written
+# parity: no
+# (a cheat: the comparison and the notebook's check replaced by ones that always pass, and a
+#  kernel that does nothing; the checks run in processes the submission never reaches, so the
+#  output is seen as it is: never written. In the student's own kernel the replaced check is
+#  theirs to fool)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 import grader.notebook

@@ -1,7 +1,7 @@
 # impl: cuda
 # device: cpu
 # status: fallback
-# reason: library fallback
+# reason: the launcher computed on the host
 # (without a GPU every CUDA launch runs again in reverse thread order; that rerun must not
 #  turn a fallback into a "race")
 

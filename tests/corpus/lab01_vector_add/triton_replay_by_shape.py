@@ -1,7 +1,9 @@
 # impl: triton
-# status: fail
-# reason: elements differ
-# reason: [n=129, float32]
+# status: fallback
+# reason: a tensor kept from an earlier call
+# reason: [n=1, float16]
+# (a cheat: the inputs of the first call of each shape kept and used again: each call's
+#  tensors exist for that call only, and the verdict names the one kept)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit

@@ -1,6 +1,6 @@
 # impl: triton
 # status: fallback
-# reason: library fallback
+# reason: the launcher computed on the host
 # (a cheat: code compiled under the file name of Triton's own runtime, so that its frames look
 #  like Triton's to an audit that trusts file names)
 
