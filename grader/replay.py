@@ -132,9 +132,15 @@ class Device:
             dtype = getattr(torch, str(ref["dtype"]))
             if not isinstance(dtype, torch.dtype):
                 raise TypeError
+            shape, stride = [int(s) for s in ref["shape"]], [int(s) for s in ref["stride"]]
+            offset, itemsize = int(ref["offset"]), dtype.itemsize
+            last = offset + sum((n - 1) * st for n, st in zip(shape, stride)) \
+                if all(n > 0 for n in shape) else offset - 1
+            if offset < 0 or len(shape) != len(stride) or min(stride, default=0) < 0 or \
+                    (last + 1) * itemsize > base.untyped_storage().nbytes():
+                raise ValueError("a view past the end of its buffer")
             out = torch.empty(0, dtype=dtype, device=self.tdev)
-            out.set_(base.untyped_storage(), int(ref["offset"]),
-                     [int(s) for s in ref["shape"]], [int(s) for s in ref["stride"]])
+            out.set_(base.untyped_storage(), offset, shape, stride)
             return out
         except (KeyError, TypeError, ValueError, AttributeError, RuntimeError) as exc:
             raise StreamError(f"a tensor the device does not hold ({str(exc)[:100]})") from None

@@ -84,11 +84,9 @@ def test_decide_ratio_bar_and_physics_floor(student_ms, status):
     assert verdict.status == status, verdict.reason
 
 
-def test_decide_keeps_a_refusal_and_a_tampering():
-    refused = message(0.8, 0.8, refused=["side_stream", "launched on a side stream"])
-    assert decide(refused).status == "side_stream"
-    tampered = message(0.8, 0.8, tampered=["Event.elapsed_time"])
-    assert decide(tampered).status == "tampered"
+def test_decide_keeps_a_refusal():
+    refused = message(0.8, 0.8, refused=["no_launch", "a timed call launched no kernel"])
+    assert decide(refused).status == "no_launch"
 
 
 def test_near_bar_only_just_below_it():
@@ -172,17 +170,11 @@ def rechecked_rounds(monkeypatch, urandom) -> list[dict]:
         checked.append(shape)
         return {"out": torch.zeros(3, dtype=torch.float64)}
 
-    class Watch:
-        objects = {(torch, "allclose"): torch.allclose, (os, "urandom"): urandom}
-
-        def tampered(self):
-            return []
-
     monkeypatch.setattr(bench, "time_rounds", time_rounds)
     monkeypatch.setattr(check, "oracle", oracle)
+    monkeypatch.setattr(os, "urandom", urandom)
     plan = {"dtypes": ["float32"], "repeat": 1, "sweep": False}
-    perf.measure(EX, "triton", student, "student", None, Watch(), None, plan, "salt",
-                 lambda msg: None)
+    perf.measure(EX, "triton", None, "student", None, plan, "salt", lambda msg: None)
     return checked
 
 

@@ -31,8 +31,7 @@ def lab_words() -> dict[str, str]:
                     words[cell] = f"cell of {ex.key}"
             for dim in ex.dim_names:
                 words[dim] = f"shape key of {ex.key}"
-    # An op that is also torch's own name (relu, sigmoid, clip) is library vocabulary: the
-    # audit must name torch's compute methods to refuse them.
+    # An op that is also torch's own name (relu, sigmoid, clip) is library vocabulary.
     return {w: why for w, why in words.items()
             if len(w) >= MIN_LENGTH and not hasattr(torch, w) and not hasattr(torch.Tensor, w)}
 

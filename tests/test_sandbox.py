@@ -114,9 +114,10 @@ def test_without_the_sandbox_the_probe_finds_everything(probe, device, monkeypat
     finally:
         sandbox.available.cache_clear()
     assert result.status == "exception" and "LEAK" in result.reason, result.reason
+    # (Not the grader's folder through /proc: the launcher's parent is the device process,
+    # in a folder of its own, and the host process may not read its /proc entries.)
     for what in ("vector_add.cu", "lab01_vector_add.py", "secret_seed", "gradebook.db",
-                 ".tclab-probe-", "the network", "/cwd/.tclab/secret_seed",
-                 "the grading user's environment"):
+                 ".tclab-probe-", "the network", "the grading user's environment"):
         assert what in result.reason, f"{what} not found without the sandbox: {result.reason}"
     assert result.unsandboxed == "TCLAB_SANDBOX=0"
 
@@ -163,13 +164,13 @@ def test_only_the_reference_keeps_a_compile_cache(tmp_path):
 
 
 def test_the_compile_caches_are_hidden_wherever_they_are(monkeypatch, tmp_path):
-    """TCLAB_CACHE may point outside the home folder: a student's process still gets an empty
-    folder there, never the reference's compiled kernels."""
+    """TCLAB_CACHE may point outside the home folder: a student's process still never sees
+    it (nothing outside the allowlist is put back), never the reference's compiled kernels."""
     if sandbox.available():
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
     monkeypatch.setattr(paths, "CACHE", tmp_path / "shared-cache")
     args = sandbox.command(["true"], tmp_path / "work", "cpu", {})
-    assert ("--tmpfs", str(tmp_path / "shared-cache")) in list(zip(args, args[1:])), args
+    assert not any(a.startswith(str(tmp_path / "shared-cache")) for a in args), args
 
 
 def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypatch, tmp_path):
@@ -186,8 +187,9 @@ def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypa
     monkeypatch.setenv("TCLAB_CACHE", str(tmp_path / "cache"))
     env = runner._child_env(None)  # as a worker's: PATH finds the same compiler inside
     readable = runner._shared_runtime("cpu", env)
-    (shared,) = readable[0].glob("libtclab_rt-*.so")
-    assert env[compiler.RUNTIME_DIR_ENV] == str(readable[0])
+    (folder, inside), = readable
+    (shared,) = folder.glob("libtclab_rt-*.so")
+    assert env[compiler.RUNTIME_DIR_ENV] == str(inside) == str(runner.RUNTIME_MOUNT)
     assert runner._shared_runtime("gpu", {}) == [], "pycuda needs no CPU runtime"
     probe = ("import os\nfrom grader.cuda import compiler\n"
              "path = os.environ.get(compiler.RUNTIME_DIR_ENV, '') + "
@@ -204,7 +206,7 @@ def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypa
                                readable if put_back else [])
         proc = subprocess.run(args, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
-        want = ["True", str(shared), "read-only"] if put_back else ["False"]
+        want = ["True", str(inside / shared.name), "read-only"] if put_back else ["False"]
         assert proc.stdout.split() == want, (put_back, proc.stdout, proc.stderr)
 
 

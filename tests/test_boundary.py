@@ -1,0 +1,225 @@
+"""The trust boundary's parts on their own: the host's phantoms record or refuse, the host
+process cannot reach the device process, the device builds kernels from source only and
+replays nothing but a well-formed stream. Each defence beside the control it needs."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+from grader import device as dev
+from grader import kernels, phantom, replay
+from grader.host import HostLink, isolate
+
+GEOM = {"shape": [8], "stride": [1], "offset": 0, "dtype": "float32", "bytes": 32}
+
+
+def recorder() -> phantom.Recorder:
+    return phantom.Recorder("cpu", allowed_ops=())
+
+
+def test_allocations_fills_and_views_are_recorded():
+    rec = recorder()
+    x = rec.given(GEOM)
+    with rec.recording():
+        tmp = torch.zeros(4, 2, device=x.device)
+        view = x.view(2, 4).t()
+        view.fill_(3.0)
+    kinds = [op["op"] for op in rec.stream.ops]
+    assert kinds == ["alloc", "fill", "fill"], rec.stream.ops
+    assert tmp.shape == (4, 2) and view.shape == (4, 2) and view.stride() == (1, 4)
+    assert rec.stream.ops[2]["dst"]["stride"] == [1, 4] and not rec.stream.refused
+    assert x.data_ptr() >= phantom.BASE and x[2:].data_ptr() == x.data_ptr() + 8
+
+
+@pytest.mark.parametrize("touch, named", [
+    (lambda x: x + 1, "torch.ops.aten.add"),
+    (lambda x: x.numpy(), "Tensor.numpy()"),
+    (lambda x: x.tolist(), "Tensor.tolist()"),
+    (lambda x: np.from_dlpack(x), "Tensor.__dlpack__()"),
+    (lambda x: x.untyped_storage(), "Tensor.untyped_storage()"),
+    (lambda x: x.to(torch.float64), "torch.ops.aten._to_copy"),
+    (lambda x: x.clone(), "torch.ops.aten.clone"),
+    (lambda x: x[0].item(), "Tensor.item(), a device value read on the host"),
+    (lambda x: float(x[0]), "float(tensor), a device value read on the host"),
+])
+def test_every_other_touch_of_device_data_is_refused_and_named(touch, named):
+    rec = recorder()
+    x = rec.given(GEOM)
+    with pytest.raises(phantom.HostCompute), rec.recording():
+        touch(x)
+    assert rec.stream.refused and rec.stream.refused[0].startswith(named), rec.stream.refused
+    # The control: the same touch of a real tensor computes (the refusal is the phantom's).
+    touch(torch.zeros(8))
+
+
+def test_a_copy_is_recorded_only_where_the_exercise_allows_it():
+    rec = phantom.Recorder("cpu", allowed_ops=("copy_",))
+    a, b = rec.given(GEOM), rec.given(GEOM)
+    with rec.recording():
+        a.copy_(b)
+    assert rec.stream.ops[-1]["op"] == "copy"
+    rec = recorder()
+    a, b = rec.given(GEOM), rec.given(GEOM)
+    with pytest.raises(phantom.HostCompute), rec.recording():
+        a.copy_(b)
+
+
+def test_a_host_tensor_and_a_kept_phantom_cannot_be_kernel_arguments():
+    rec = recorder()
+    with pytest.raises(phantom.HostCompute, match="a tensor made on the host"):
+        rec.arg(torch.ones(3), "k[grid]")
+    old = recorder().given(GEOM)
+    with pytest.raises(phantom.HostCompute, match="kept from an earlier call"):
+        rec.arg(old, "k[grid]")
+    assert rec.arg(np.int32(7), "k")["np"] == "int32"  # numbers pass as typed numbers
+    x = rec.given(GEOM)
+    assert rec.arg(np.uintp(x.data_ptr() + 4), "k")["ptr"] == {"buf": 0, "byte": 4}
+
+
+def test_a_printed_phantom_shows_no_values():
+    x = recorder().given(GEOM)
+    assert "no values on the host" in repr(x) and "no values on the host" in f"{x}"
+
+
+# --- the host process --------------------------------------------------------------------
+
+def _fork(body) -> str:
+    """`body()` in a forked child; what it returned (a line), or its exception."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(w, str(body()).encode())
+        except BaseException as exc:  # noqa: BLE001
+            os.write(w, f"{type(exc).__name__}".encode())
+        os._exit(0)
+    os.close(w)
+    out = os.read(r, 4096).decode()
+    os.waitpid(pid, 0)
+    return out
+
+
+def test_the_host_cannot_read_the_device_processes_memory_or_see_a_gpu():
+    secret = np.frombuffer(b"device-data-1234", dtype=np.uint8).copy()
+    address, parent = secret.ctypes.data, os.getpid()
+
+    def peek():
+        with open(f"/proc/{parent}/mem", "rb") as mem:
+            mem.seek(address)
+            return mem.read(16).decode()
+
+    def isolated_peek():
+        why = isolate()
+        if why:
+            return f"SKIP {why}"
+        return f"{sorted(os.listdir('/dev'))} {peek()}"
+
+    # The control: a plain child of the same user reads its parent's memory.
+    assert _fork(peek) == "device-data-1234"
+    got = _fork(isolated_peek)
+    if got.startswith("SKIP"):
+        pytest.skip(got)
+    assert got == "PermissionError", got  # and /dev was empty up to that read
+
+
+def test_a_host_that_dies_is_named(tmp_path):
+    request = {"device": "cpu", "lab": "", "manifest": "", "exercise": "", "impl": "triton",
+               "setup": "", "sources": {}, "workdir": str(tmp_path)}
+    link = HostLink.start(request, close=[])
+    os.kill(link.pid, 11)
+    from grader.host import HostDied
+
+    with pytest.raises(HostDied, match="SIGSEGV"):
+        link.loaded()
+    link.close()
+
+
+# --- the device's kernels, from source ---------------------------------------------------
+
+CELL = '''
+import triton
+import triton.language as tl
+import os
+
+BLOCK: tl.constexpr = 64
+NOTED = print("this line must not run on the device")
+
+
+@triton.jit
+def helper(x):
+    return x * 2
+
+
+@triton.autotune(configs=[triton.Config({"B": 32})], key=["n"])
+@triton.jit
+def kern(x_ptr, n, B: tl.constexpr):
+    offs = tl.arange(0, B)
+    tl.store(x_ptr + offs, helper(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+'''
+
+
+def build(tmp_path, body: str = CELL):
+    dev.use("cpu")
+    return kernels.build("", {"cell": textwrap.dedent(body)}, tmp_path)
+
+
+def test_the_device_keeps_kernels_imports_and_constexprs_only(tmp_path, capsys):
+    module, built = build(tmp_path)
+    assert type(module.kern).__name__ in ("JITFunction", "InterpretedFunction")
+    assert not hasattr(module, "NOTED") and not hasattr(module, "os")
+    assert "must not run" not in capsys.readouterr().out
+    lines = built.path.read_text().splitlines()
+    in_file = next(i for i, ln in enumerate(lines, 1) if ln.startswith("def kern("))
+    in_cell = next(i for i, ln in enumerate(textwrap.dedent(CELL).splitlines(), 1)
+                   if ln.startswith("def kern("))
+    assert built.locate(in_file).endswith(f"line {in_cell}")  # the cells' own line numbers
+
+
+@pytest.mark.parametrize("line, why", [
+    ("    open('/etc/passwd')", "`open` is not available"),
+    ("    triton.knobs.os.system('true')", "is not part of Triton's language"),
+    ("    x_ptr.__class__", "is not part of Triton's language"),
+    ("    tl.load(x_ptr).handle", "is not part of Triton's language"),
+    ("    import os", "cannot contain import"),
+    ("    (lambda: 0)()", "cannot contain lambda"),
+])
+def test_a_kernel_body_may_use_triton_only(tmp_path, line, why):
+    body = CELL.replace("    offs = tl.arange(0, B)\n", f"{line}\n    offs = tl.arange(0, B)\n")
+    with pytest.raises(kernels.KernelSourceError, match=why):
+        build(tmp_path, body)
+    (tmp_path / "control").mkdir()
+    build(tmp_path / "control")  # the control: the same cell without that line builds
+
+
+def test_a_kernel_header_runs_no_python(tmp_path):
+    body = CELL.replace("B: tl.constexpr)", "B: tl.constexpr = __import__('os').getpid())")
+    with pytest.raises(kernels.KernelSourceError, match="default must be"):
+        build(tmp_path, body)
+
+
+# --- the replay ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("stream, why", [
+    ({"ops": [{"op": "run_python", "code": "1"}]}, "unknown step"),
+    ({"ops": [{"op": "alloc", "buf": 1, "bytes": 1 << 40}]}, "cannot make"),
+    ({"ops": [{"op": "alloc", "buf": 0, "bytes": 4}]}, "cannot make"),  # a given buffer
+    ({"ops": [{"op": "fill", "dst": {**GEOM, "buf": 5}, "value": 0}]}, "does not hold"),
+    ({"ops": [{"op": "fill", "dst": {**GEOM, "buf": 0, "shape": [99]}, "value": 0}]},
+     "does not hold"),
+    ({"ops": [{"op": "fill", "dst": {**GEOM, "buf": 0}, "value": "x"}]}, "not a number"),
+    ({"ops": [{"op": "cuda", "module": 3, "function": "k", "args": [], "block": [1],
+               "grid": [1]}]}, "never gave"),
+])
+def test_a_forged_stream_is_refused(tmp_path, stream, why):
+    device = replay.Device(None, "triton", "cpu", "", {}, tmp_path)
+    given = [torch.zeros(8)]
+    with pytest.raises(replay.StreamError, match=why):
+        device.run(stream, given)
+    ok = {"ops": [{"op": "fill", "dst": {**GEOM, "buf": 0}, "value": 2.0}]}
+    device.run(ok, given)  # the control: a well-formed stream runs
+    assert given[0].tolist() == [2.0] * 8
