@@ -1,8 +1,9 @@
 # impl: cuda
 # status: pass
 # (honest work, the source with no_extern_c=True: a scratch buffer zeroed with torch.zeros
-#  and an output zeroed with zero_() before a kernel that accumulates into it with atomicAdd, float32 only, and a dtype guard
-#  for the rest: allocations and fills are recorded on the host and replayed on the device)
+#  and an output zeroed with zero_() before a kernel that accumulates into it with atomicAdd,
+#  float32 only, and a dtype guard for the rest: allocations and fills are recorded on the host
+#  and replayed on the device)
 
 # %% nbgrader={"grade_id": "vector_add_cu", "solution": true}
 VECTOR_ADD_CU = r"""
