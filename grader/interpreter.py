@@ -288,10 +288,18 @@ def _bf16_bits(numbers):
     return rounded.view(torch.int16).numpy().view(np.uint16).reshape(np.shape(numbers))
 
 
+def _np_int(dtype):
+    """numpy's integer type for a Triton integer type (tl.int32 -> np.int32)."""
+    import numpy as np
+
+    return np.dtype(f"{'u' if dtype.is_int_unsigned() else ''}int{dtype.primitive_bitwidth}")
+
+
 def _patch_bf16_rounding() -> None:
     """float32 -> bfloat16 rounds to nearest even, as a GPU's cvt.rn.bf16.f32 (and torch) do.
     Triton 3.9's interpreter truncates the mantissa instead (1.9577 stores as 1.9531, torch
-    gives 1.9609): a correct kernel was a ulp off on a CPU only."""
+    gives 1.9609): a correct kernel was a ulp off on a CPU only. Integers and the other float
+    types convert to bfloat16 (and bfloat16 to integers) by value, not by their bits."""
     try:
         import numpy as np
         import triton.language as tl
@@ -303,12 +311,23 @@ def _patch_bf16_rounding() -> None:
         return
 
     def cast_impl(self, src, dst_type):
-        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
-            numbers = np.asarray(src.data, dtype=np.float32)
+        scalar = src.dtype.scalar
+        if dst_type.scalar == tl.bfloat16 and (
+                scalar.is_int() or scalar in (tl.float16, tl.float32, tl.float64)):
+            # Every number type to bfloat16 by value: Triton 3.9 reinterpreted an integer's
+            # bits (int32 1 became 9.2e-41, -3 a NaN), which refused an honest dequant kernel.
+            numbers = np.asarray(src.data).astype(np.float64)
             return TensorHandle(_bf16_bits(numbers), dst_type.scalar)
+        if scalar == tl.bfloat16 and dst_type.scalar.is_int():
+            # ... and back: bfloat16 to an integer truncates the value toward zero.
+            bits = np.asarray(src.data, dtype=np.uint16).astype(np.uint32) << 16
+            values = bits.view(np.float32)
+            return TensorHandle(np.trunc(values).astype(_np_int(dst_type.scalar)),
+                                dst_type.scalar)
         return original(self, src, dst_type)
 
     cast_impl.tclab_rne = True
+    cast_impl.shipped = original  # for the tests' negative control
     InterpreterBuilder.cast_impl = cast_impl
 
 

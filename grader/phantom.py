@@ -280,6 +280,27 @@ class Phantom(torch.Tensor):
     def __iter__(self):
         raise self._rec.refuse("iterating over a tensor", "its values read into Python")
 
+    @property
+    def __cuda_array_interface__(self):
+        raise self._rec.refuse("Tensor.__cuda_array_interface__",
+                               "another library's view of device memory")
+
+    # Indexing from Python: on the meta twin (torch's own indexing sets a device guard, which
+    # would start CUDA in a process that has none).
+    def __getitem__(self, index):
+        rec = self._rec
+        if any(isinstance(i, torch.Tensor) for i in _flat(index, {})):
+            raise rec.refuse("indexing with a tensor", "its values read into Python")
+        return rec.wrap(self._meta[index], new=False)
+
+    def __setitem__(self, index, value):
+        rec = self._rec
+        if isinstance(value, torch.Tensor) or any(
+                isinstance(i, torch.Tensor) for i in _flat(index, {})):
+            raise rec.refuse("an assignment from a tensor", "device data copied on the host")
+        view = rec.wrap(self._meta[index], new=False)
+        rec.stream.ops.append({"op": "fill", "dst": rec.ref(view), "value": _number(value)})
+
 
 def _flat(args, kwargs):
     out = []

@@ -508,12 +508,13 @@ def _shared_runtime(device: str, env: dict) -> list[tuple[Path, Path]]:
 
 def _mounts(lab: str | None, cache: Path | None = None) -> tuple[list[Path], Path | None]:
     """What a run reads besides the grader, and its compile cache: for the reference (`lab`),
-    its lab's reference folder and its cache kept between runs, so that it compiles once per
-    machine (student code never gets either: see sandbox.command); for a student's run, the
-    `cache` of its implementation in this submission, if any."""
+    the reference folder (a session's one reference server serves every lab it checks) and
+    its cache kept between runs, so that it compiles once per machine (student code never
+    gets either: see sandbox.command); for a student's run, the `cache` of its implementation
+    in this submission, if any."""
     if lab is None:
         return [], cache
-    return [paths.REFERENCE / lab], paths.CACHE / "reference"
+    return [paths.REFERENCE], paths.CACHE / "reference"
 
 
 def serve_role(request: Request) -> str:

@@ -171,11 +171,12 @@ def _allowed(env: dict, readable) -> list[Path]:
         if path is not None and path.is_dir() and (
                 path in named or {"site-packages", "dist-packages"} & set(path.parts)):
             wanted.add(path)
-    for var in ("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH"):  # tools, a toolkit
-        for p in (env.get(var) or "").split(os.pathsep):
-            if p and Path(p).is_dir() and \
-                    not _under(Path(p).resolve(), [Path(x) for x in PRIVATE]):
-                wanted.add(Path(p))
+    tools = [Path(p) for var in ("PATH", "LD_LIBRARY_PATH", "CPATH", "LIBRARY_PATH")
+             for p in (env.get(var) or "").split(os.pathsep) if p]
+    tools += [Path(env[var]).parent for var in ("CC", "CXX") if env.get(var)]
+    for p in tools:  # a compiler's or a toolkit's folder: its whole prefix (gcc's own headers)
+        if p.is_dir() and not _under(p.resolve(), [Path(x) for x in PRIVATE]):
+            wanted.add(p.parent if p.name in ("bin", "sbin", "lib", "lib64") else p)
     for var in ("CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH"):
         if env.get(var) and Path(env[var]).is_dir():
             wanted.add(Path(env[var]))

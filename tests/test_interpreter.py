@@ -67,6 +67,24 @@ to_bf16[(1,)](xf, ob, 1000, BLOCK=1024)
 print("bf16 off", int((ob.view(torch.int16) != xf.to(torch.bfloat16).view(torch.int16)).sum()))
 
 @triton.jit
+def int_to_bf16(x_ptr, out_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n).to(tl.bfloat16)
+    tl.store(out_ptr + offs, v, mask=offs < n)
+    tl.store(back_ptr + offs, v.to(tl.int32), mask=offs < n)
+
+nib = torch.tensor([1, -3, 7, 100, 0, -8], dtype=torch.int32)
+ib, iback = torch.empty(6, dtype=torch.bfloat16), torch.empty(6, dtype=torch.int32)
+int_to_bf16[(1,)](nib, ib, iback, 6, BLOCK=8)
+print("int bf16", ib.tolist() == nib.to(torch.bfloat16).tolist(), iback.tolist() == nib.tolist())
+from triton.runtime.interpreter import InterpreterBuilder
+patched = InterpreterBuilder.cast_impl
+InterpreterBuilder.cast_impl = patched.shipped
+int_to_bf16[(1,)](nib, ib, iback, 6, BLOCK=8)
+InterpreterBuilder.cast_impl = patched
+print("int bf16 shipped", ib.tolist() == nib.to(torch.bfloat16).tolist())
+
+@triton.jit
 def dot(a_ptr, b_ptr, c_ptr, PRECISION: tl.constexpr):
     r = tl.arange(0, 32)
     a = tl.load(a_ptr + r[:, None] * 32 + r[None, :])
@@ -135,6 +153,10 @@ def test_libdevice_runs_under_the_interpreter():
         proc.stdout
     assert "rows 15" in proc.stdout, proc.stdout  # every element of 3 x 5 once, none past
     assert "bf16 off 0" in proc.stdout, proc.stdout  # rounded to nearest even, as torch and a GPU
+    # Integers to bfloat16 and back by value (the interpreter as shipped reinterprets the bits:
+    # int32 1 becomes 9.2e-41, -3 a NaN).
+    assert "int bf16 True True" in proc.stdout, proc.stdout
+    assert "int bf16 shipped False" in proc.stdout, proc.stdout
     dots = {line.split()[1]: [float(v) for v in line.split()[2:]]
             for line in proc.stdout.splitlines() if line.startswith("dot")}
     # tl.dot on float32 is TF32 unless told otherwise, as on a GPU: off from the float64 result
