@@ -315,7 +315,7 @@ def _patch_bf16_rounding() -> None:
         if dst_type.scalar == tl.bfloat16 and (
                 scalar.is_int() or scalar in (tl.float16, tl.float32, tl.float64)):
             # Every number type to bfloat16 by value: Triton 3.9 reinterpreted an integer's
-            # bits (int32 1 became 9.2e-41, -3 a NaN), which refused an honest dequant kernel.
+            # bits (int32 1 became 9.2e-41, -3 a NaN): honest integer unpacking was refused.
             numbers = np.asarray(src.data).astype(np.float64)
             return TensorHandle(_bf16_bits(numbers), dst_type.scalar)
         if scalar == tl.bfloat16 and dst_type.scalar.is_int():

@@ -14,9 +14,9 @@ that without a GPU Triton runs in its interpreter whatever was imported before.
 
 from __future__ import annotations
 
-import _thread
 import linecache
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -126,11 +126,15 @@ class _Calls:
             def notify(name, text):
                 os.write(told_w, (name + "\n").encode())
                 if os.getpid() == pid and threading.current_thread() is not \
-                        threading.main_thread():
-                    _thread.interrupt_main()
+                        threading.main_thread():  # a real signal: it wakes a blocked wait
+                    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
             rec.notify = notify
             phantoms = [rec.given(g) for g in shapes]
+            main = threading.current_thread() is threading.main_thread()
+            handler = signal.getsignal(signal.SIGINT) if main else None
+            if main:  # a Python handler for that signal (a forked child may ignore it)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
             try:
                 with phantom.intercepting():
                     returned = phantom.launch(self.launcher, rec, phantoms, list(params))
@@ -140,6 +144,8 @@ class _Calls:
                 raise phantom.HostCompute("the launcher computed on the host: "
                                           f"{rec.stream.refused[0]}") from None
             finally:
+                if main:
+                    signal.signal(signal.SIGINT, handler)
                 os.close(told_w)
                 told = os.read(told_r, 1 << 16).decode(errors="replace").splitlines()
                 os.close(told_r)

@@ -33,7 +33,7 @@ FAKE_GPUS = 2  # on the test node: Slurm hands them out, no job here runs a kern
 # Ten students of lab01, each graded as tests/course_cases/students.py says: two honest
 # solutions, and one student for each way a submission must not earn points it did not write.
 GRADED = {name: (make, expect) for name, (lab_id, make, expect) in students.STUDENTS.items()
-          if lab_id == LAB}
+          if lab_id == LAB and name != "snooper"}  # the sandbox's own student: test_course
 GRADED["solution_again"] = GRADED["solution"]
 assert len(GRADED) == 10, sorted(GRADED)
 
