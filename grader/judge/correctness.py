@@ -230,7 +230,7 @@ def _first_error_line(message: str) -> str:
     for pattern in (r"\berror\b.*:|:\s*error\b", r"\berror\b"):
         for line in lines:
             if re.search(pattern, line) and not line.startswith(("File ", "raise ", "Traceback")):
-                return line.removeprefix("grader.cuda.errors.CompileError: ")
+                return re.sub(r"^grader\.[\w.]+Error: ", "", line)
     return lines[-1] if lines else "compile error"
 
 
