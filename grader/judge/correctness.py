@@ -231,7 +231,7 @@ def _first_error_line(message: str) -> str:
         for line in lines:
             if re.search(pattern, line) and not line.startswith(("File ", "raise ", "Traceback")):
                 return re.sub(r"^grader\.[\w.]+Error: ", "", line)
-    return lines[-1] if lines else "compile error"
+    return re.sub(r"^grader\.[\w.]+Error: ", "", lines[-1]) if lines else "compile error"
 
 
 def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prepared],
