@@ -132,8 +132,11 @@ class HostLink:
     def loaded(self) -> dict:
         return self._answer()
 
-    def record(self, tensors: list[dict], params: list, again: bool = False) -> dict:
-        wire.write(self._to, json.dumps({"tensors": tensors, "params": params}).encode())
+    def record(self, tensors: list[dict], params: list, gpu: dict | None = None) -> dict:
+        """The stream the launcher records for these tensors (geometry only) and scalars;
+        `gpu`: what the host's torch.cuda says of the GPU."""
+        wire.write(self._to, json.dumps({"tensors": tensors, "params": params,
+                                         "gpu": gpu or {}}).encode())
         return self._answer()
 
     def close(self) -> None:
@@ -170,7 +173,7 @@ def main(request: dict, rfd: int, wfd: int) -> None:
     from grader import manifest, phantom, submission, worker
 
     dev.use(request["device"])
-    phantom.install_host()
+    phantom.install_host(request["device"])
     lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
     ex = lab.exercise(request["exercise"].partition("/")[2] or None)
     spec = ex.impls[request["impl"]]
@@ -202,6 +205,7 @@ def main(request: dict, rfd: int, wfd: int) -> None:
         if not frame:
             return
         job = json.loads(bytes(frame))
+        phantom.set_device(job.get("gpu") or {})
         rec = phantom.Recorder(request["device"], ex.allowed_ops)
         rec.notify = lambda name, text: send({"refused": name, "error": {
             "kind": "host_compute", "message": text, "summary": text}})

@@ -629,14 +629,61 @@ def install_cuda() -> None:
     nb.SourceModule = HostModule
 
 
-def install_host() -> None:
-    """This process becomes a host: no launch runs here, none reaches a device."""
+class _Stream:
+    """A stream or event on the host: it orders nothing (the device replays the stream on the
+    one it times), and says so by doing nothing."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: 0.0 if name == "elapsed_time" else None
+
+
+# What the device process said of its GPU (`set_device`): the host has none to ask.
+_DEVICE: dict = {}
+
+
+def set_device(props: dict) -> None:
+    """The device's GPU properties (`replay.device_properties`), for the host's torch.cuda."""
+    _DEVICE.clear()
+    _DEVICE.update(props or {})
+
+
+def _properties(*_args, **_kwargs):
+    import types
+
+    if not _DEVICE:
+        raise RuntimeError("no GPU: the launcher runs on a CPU")
+    return types.SimpleNamespace(**_DEVICE)
+
+
+def install_host(device: str) -> None:
+    """This process becomes a host: no launch runs here, none reaches a device. torch.cuda
+    answers from what the device process said of its GPU (a launcher may size its grid by the
+    number of SMs), and its streams and events order nothing."""
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
     install_triton()
     install_cuda()
     import torch.cuda as tc
 
+    gpu = device == "gpu"
     tc.synchronize = lambda *a, **k: None
+    tc.is_available = lambda: gpu
+    tc.device_count = lambda: int(gpu)
+    tc.current_device = lambda: 0
+    tc.get_device_properties = _properties
+    tc.get_device_name = lambda *a, **k: _properties().name
+    tc.get_device_capability = lambda *a, **k: (_properties().major, _properties().minor)
+    tc.Stream = tc.Event = _Stream
+    tc.current_stream = tc.default_stream = lambda *a, **k: _Stream()
+    tc.stream = lambda *a, **k: contextlib.nullcontext()
 
 
 def launch(launcher, rec: Recorder, tensors: list, params: list):

@@ -39,6 +39,19 @@ class Run:
     refused: list = field(default_factory=list)  # what the host refused (from the stream)
 
 
+def device_properties() -> dict:
+    """What a launcher may ask torch.cuda of its GPU, for the host (which has none)."""
+    if not torch.cuda.is_available():
+        return {}
+    p = torch.cuda.get_device_properties(torch.cuda.current_device())
+    names = ("name", "major", "minor", "multi_processor_count", "total_memory", "warp_size",
+             "max_threads_per_multi_processor", "regs_per_multiprocessor",
+             "shared_memory_per_block", "shared_memory_per_block_optin",
+             "shared_memory_per_multiprocessor", "L2_cache_size", "uuid")
+    return {n: (str(getattr(p, n)) if n == "uuid" else getattr(p, n)) for n in names
+            if hasattr(p, n)}
+
+
 def geometry(t: torch.Tensor) -> dict:
     """What a host learns of a device tensor."""
     return {"shape": list(t.shape), "stride": list(t.stride()), "offset": t.storage_offset(),

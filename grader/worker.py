@@ -162,6 +162,7 @@ class Replayed:
         self.device = replay.Device(ex, impl, request["device"], request["setup"],
                                     request["sources"], Path(request["workdir"]))
         self._plays: dict = {}
+        self._gpu: dict | None = None  # what the host's torch.cuda says of the GPU
         self.isolation = ""
 
     def load(self):
@@ -186,7 +187,11 @@ class Replayed:
         shapes = [geometry(t) for t in tensors]
         key = json.dumps([shapes, params], sort_keys=True)
         if key not in self._plays:
-            answer = self.link.record(shapes, list(params))
+            if self._gpu is None:
+                from grader.replay import device_properties
+
+                self._gpu = device_properties() if self.device.device == "gpu" else {}
+            answer = self.link.record(shapes, list(params), self._gpu)
             if "error" in answer:
                 raise HostError(answer["error"])
             self._plays[key] = (self.device.prepare(answer["stream"], len(tensors)),

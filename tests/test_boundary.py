@@ -223,3 +223,19 @@ def test_a_forged_stream_is_refused(tmp_path, stream, why):
     ok = {"ops": [{"op": "fill", "dst": {**GEOM, "buf": 0}, "value": 2.0}]}
     device.run(ok, given)  # the control: a well-formed stream runs
     assert given[0].tolist() == [2.0] * 8
+
+
+def test_the_hosts_torch_cuda_answers_from_the_device_and_orders_nothing():
+    """A launcher may size its grid by the GPU's SMs or launch in a stream context: the host
+    (no GPU, no CUDA) answers from what the device process said, and its streams do nothing."""
+    def in_a_host():
+        phantom.install_host("gpu")
+        phantom.set_device({"name": "a GPU", "major": 9, "minor": 0,
+                            "multi_processor_count": 132})
+        props = torch.cuda.get_device_properties(0)
+        with torch.cuda.stream(torch.cuda.Stream()):
+            torch.cuda.synchronize()
+        return (props.multi_processor_count, torch.cuda.get_device_capability(),
+                torch.cuda.is_available(), os.environ["CUDA_VISIBLE_DEVICES"])
+
+    assert _fork(in_a_host) == "(132, (9, 0), True, '')"

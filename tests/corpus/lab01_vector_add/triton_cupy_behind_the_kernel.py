@@ -1,10 +1,10 @@
 # impl: triton
 # device: gpu
 # status: fallback
-# reason: GPU kernel
+# reason: the launcher computed on the host: Tensor.__cuda_array_interface__
 # (a cheat on the GPU: launch a do-nothing kernel of one's own, then add with CuPy on views of
-#  the same memory; torch's dispatch never sees CuPy, and the import is hidden from the scan.
-#  The GPU's own record of what ran (CUPTI) names CuPy's kernel.)
+#  the same memory, which torch's dispatch never sees; the host's tensors have no device memory
+#  to give CuPy, and refuse by name)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 import importlib

@@ -1,8 +1,10 @@
 # impl: triton
-# perf: yes
-# device: gpu
 # status: fail
-# reason-any: never written | differs from the reference
+# reason: never written
+# (a cheat: skip the work for buffers seen before, keyed by their addresses; the host numbers a
+#  call's buffers afresh, so every call's tensors have the addresses the first call's had, and
+#  the second shape is skipped and fails. The device replays one recorded stream for every
+#  round of a shape, so there is no repeated call to skip anyway)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit
@@ -17,7 +19,7 @@ _done = set()
 
 def vector_add_triton(x, y, out):
     # Skips the work when it has seen these buffers before: one call doing the work of many.
-    key = (x.data_ptr(), y.data_ptr(), out.data_ptr(), out.numel())
+    key = (x.data_ptr(), y.data_ptr(), out.data_ptr())
     if key in _done:
         vector_add_kernel[(1,)](x, y, out, 0, BLOCK_SIZE=1024)  # a launch that does nothing
         return

@@ -4,10 +4,9 @@
 # status: fail
 # reason: differs from torch's
 # (Honest on every shape but the perf size, where it skips the work in every other call from
-# the fifth on: 12 of float32's 25 timed rounds, too few to move the median or break the physics
-# floor, so only the recheck of outputs sees it. Each timed round is rechecked with probability
-# 1/2, decided after the call: float32 passes unseen with probability 2^-12, and the float16
-# run's first warm-up call, which is always rechecked, is one that skips.)
+# the first on. The host is asked once per shape: its first answer, the skipping one, is the
+# stream every timed round replays, and the recheck of the first warm-up round's output sees
+# it. Skipping in some rounds only, as the old form of this control did, cannot be expressed.)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit
@@ -25,7 +24,7 @@ def vector_add_triton(x, y, out):
     n = out.numel()
     if n >= 1 << 27:
         _big_calls[0] += 1
-        if _big_calls[0] >= 5 and _big_calls[0] % 2 == 1:
+        if _big_calls[0] % 2 == 1:
             vector_add_kernel[(1,)](x, y, out, 0, BLOCK_SIZE=1024)  # a launch that does nothing
             return
     vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
