@@ -166,7 +166,7 @@ def test_a_process_left_running_by_a_check_is_killed_before_the_next(device):
 
 def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path):
     """A submission's implementations are served side by side, each by its own server; the
-    hidden reference by one more, the only one whose sandbox holds the lab's reference folder
+    hidden reference by one more, the only one whose sandbox holds the reference folder
     and the reference's compile cache (the negative control: a student's server has neither)."""
     if sandbox.available():
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
@@ -180,7 +180,7 @@ def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path
         reference = own.server("cpu", "reference", LAB.id)
         assert len({id(triton), id(cuda), id(reference)}) == 3
         assert own.server("cpu", "triton") is triton  # kept, not started again
-        where = str(paths.REFERENCE / LAB.id)
+        where = str(paths.REFERENCE)  # every lab's: one reference server serves a session
         cache = str(paths.CACHE / "reference")
 
         def mounts(srv):

@@ -17,7 +17,8 @@ def _visible() -> list[str]:
     """What the launcher can list in these folders, but for the way down to Python and the
     grader package (a sandbox puts those back, and the folders above them with them)."""
     package = Path(grader.__file__).resolve().parent
-    needed = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, package)]
+    needed = [Path(p).resolve() for p in (sys.prefix, sys.base_prefix, package, Path.home(),
+                                          Path.cwd())]  # and its own home and folder
     found = []
     for folder in ["/home", "/srv", "/root", "/mnt", "/media", str(package.parent / "reference"),
                    str(package.parent / "tests"), str(package.parent / "labs"),
