@@ -131,6 +131,11 @@ def _poison(region: torch.Tensor, dtype: str) -> None:
 def _unwritten(region: torch.Tensor, dtype: str) -> torch.Tensor:
     if dtype in INTEGER_DTYPES:
         return region == _fill_value(dtype)
+    return unwritten(region)
+
+
+def unwritten(region: torch.Tensor) -> torch.Tensor:
+    """Where a float output still holds the fill value, bit for bit."""
     as_int, bits = UNWRITTEN_BITS[region.dtype]
     return region.view(as_int) == bits
 
@@ -248,9 +253,11 @@ def _plural(n: int, word: str) -> str:
 
 
 def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: torch.Tensor,
-            impl: str) -> str | None:
+            impl: str, nan_from_fill: bool | None = None) -> str | None:
     """None when the output is right, else a message that names the case and the first errors,
-    with advice in the language of `impl`."""
+    with advice in the language of `impl`. `nan_from_fill`: whether NaNs the kernel computed
+    go away when the output starts at zero (`correctness.launch` tries it): only then is
+    adding into the NaN-filled output named as their cause."""
     where = f"{ex.key} [{ex.describe(case.shape, case.dtype)}] {name}"
     numel = expected.numel()
     dims = list(expected.shape)
@@ -298,7 +305,11 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
     unwritten = int((never & ~close).sum())
     hint = f" ({unwritten} still hold the fill value)" if unwritten else ""
     computed_nan = int((torch.isnan(got) & ~never & ~close).sum())
-    if computed_nan:
+    if computed_nan and nan_from_fill is False:
+        hint += (f" ({computed_nan} computed as NaN, and NaN too when the output starts at "
+                 "zero: a NaN the kernel read or made (a masked load without other=, padding "
+                 "between rows, uninitialised shared memory, 0/0))")
+    elif computed_nan:
         hint += (f" ({computed_nan} computed as NaN: outputs arrive filled with NaN, so a kernel "
                  "that adds into its output (atomics, +=) without zeroing it first gets NaN)")
     return (f"{where}: {bad.numel()} of {numel} elements differ{hint} "

@@ -89,8 +89,10 @@ def _converse(request: runner.Request, prepared: list[correctness.Prepared], jud
             return True  # forged or out of order: ignored
         try:
             saved = wire.untensors(payload)
+            fill = saved.get("nan_from_fill", {})
             result = correctness.Result(saved["outputs"], saved["inputs"],
-                                        saved.get("schedules", {}))
+                                        saved.get("schedules", {}),
+                                        {str(k): v is True for k, v in fill.items()})
         except Exception:  # noqa: BLE001 - a worker's bytes are untrusted
             return True
         if not judge(msg.index, msg, result):

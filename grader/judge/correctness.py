@@ -41,6 +41,9 @@ class Result:
     outputs: dict[str, torch.Tensor]
     inputs: dict[str, torch.Tensor]
     schedules: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
+    # Per output with NaNs the kernel computed: whether some of them are gone when the same
+    # launch starts from a zeroed output (then the NaN fill it added into is their cause).
+    nan_from_fill: dict[str, bool] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,6 +118,19 @@ def _cuda_schedule(schedule: str):
         os.environ.pop("TCLAB_CUDA_SCHEDULE", None)
 
 
+def _region(ex: Exercise, buf: torch.Tensor, dtype: str) -> torch.Tensor:
+    """An output buffer without its guards."""
+    return buf[check.GUARD: buf.numel() - check.GUARD]
+
+
+def _computed_nan(ex: Exercise, buf: torch.Tensor, dtype: str) -> torch.Tensor | None:
+    """NaNs in an output that are not its fill value (None for an integer output)."""
+    if not buf.is_floating_point():
+        return None
+    region = _region(ex, buf, dtype).cpu()
+    return torch.isnan(region) & ~check.unwritten(region)
+
+
 def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict,
            device: str, schedules=(), index: int | None = None,
            layouts: dict | None = None) -> tuple[Message, Result | None]:
@@ -137,6 +153,21 @@ def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict
     ran = {impl: run.launches.get(impl, 0)}
     result = Result({k: b.cpu() for k, b in buffers.items()},
                     {k: v.cpu() for k, v in on_device.items()})
+    nan = {k: _computed_nan(ex, b, dtype) for k, b in buffers.items()}
+    if any(m is not None and bool(m.any()) for m in nan.values()):
+        # Where the kernel computed NaN: the same stream again on zeroed outputs says whether
+        # it added into the NaN the outputs arrive with (the hint's cause) or made the NaN.
+        again, zeroed = check.alloc_outputs(ex, shape, dtype, tdev)
+        for view in zeroed.values():
+            view.zero_()
+        try:
+            calls([*on_device.values(), *zeroed.values()], params)
+            for k, m in nan.items():
+                if m is not None and bool(m.any()):
+                    region = _region(ex, again[k], dtype).cpu()
+                    result.nan_from_fill[k] = bool((m & ~torch.isnan(region)).any())
+        except BaseException:  # noqa: BLE001 - the hint stays unnamed, the verdict the same
+            pass
     # The same stream again with the threads of each block in reverse order at every barrier
     # (CPU backend): a result that depends on thread order is a race.
     for schedule in schedules:
@@ -186,7 +217,8 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
         problem = (f"{where}: no {kind} kernel was launched: "
                    f"{spec.launcher}() must launch {spec.kernel}, defined in your cells")
     for name, want in p.expected.items():
-        problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl)
+        problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl,
+                                           result.nan_from_fill.get(name))
     mutated = check.mutated(p.inputs, result.inputs)
     problem = problem or mutated
     # A launch that wrote into its inputs handed the rerun other inputs: what the rerun
