@@ -29,6 +29,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_map
 
+UPLOAD_LIMIT = 1 << 20  # bytes of one host-made tensor sent to the device (a lookup table)
 # Phantom addresses: buffer k spans [BASE + k*SPAN, BASE + (k+1)*SPAN), far from anything
 # mapped in a Linux process (its libraries and heap sit near 0x7f.. and 0x55..).
 BASE = 0x2000_0000_0000
@@ -85,6 +86,7 @@ class Recorder:
         self.modules: dict[int, int] = {}  # id of a recorded CUDA module -> its index
         self.notify = None  # notify(name, message): a refusal, as it happens (the host's)
         self.pid = os.getpid()  # a refusal in a forked child says so
+        self.uploaded = 0  # bytes of host-made tensors sent with the stream
 
     # --- buffers ------------------------------------------------------------------------
     def _handle(self, meta: torch.Tensor, new: bool) -> int:
@@ -112,6 +114,25 @@ class Recorder:
     def wrap(self, meta: torch.Tensor, new: bool) -> Phantom:
         self._handle(meta, new)
         return Phantom(meta, self)
+
+    def upload(self, t: torch.Tensor) -> Phantom:
+        """A tensor made on the host (constants: a lookup table), sent to the device with the
+        stream: it cannot hold device data, the host has none."""
+        t = t.detach().contiguous()
+        nbytes = t.numel() * t.element_size()
+        self.uploaded += nbytes
+        if nbytes > UPLOAD_LIMIT or self.uploaded > 4 * UPLOAD_LIMIT:
+            raise self.refuse(f"a tensor of {nbytes} bytes made on the host",
+                              f"constants up to {UPLOAD_LIMIT >> 20} MiB reach the device; "
+                              "compute larger data in a kernel")
+        import base64
+
+        meta = torch.empty(t.shape, dtype=t.dtype, device="meta")
+        out = self.wrap(meta, new=True)
+        raw = t.reshape(-1).view(torch.uint8)
+        self.stream.ops.append({"op": "upload", "dst": self.ref(out),
+                                "data": base64.b64encode(raw.numpy().tobytes()).decode()})
+        return out
 
     def ref(self, t: Phantom) -> dict:
         if t._rec is not self:
@@ -159,8 +180,10 @@ class Recorder:
         if isinstance(value, Phantom):
             return {"t": self.ref(value)}
         if isinstance(value, torch.Tensor):
-            raise self.refuse(f"{where}: a tensor made on the host",
-                              "allocate with device=x.device and fill it with a kernel")
+            if value.device.type == "cpu" and self.tdev.type == "cpu":
+                return {"t": self.ref(self.upload(value))}
+            raise self.refuse(f"{where}: a tensor on the host's memory",
+                              "move it to the device first: .to(x.device)")
         if isinstance(value, np.ndarray):
             raise self.refuse(f"{where}: a numpy array", "pass device tensors or pointers")
         if isinstance(value, np.generic):
@@ -375,6 +398,14 @@ def _number(value):
     return float(value)
 
 
+def _same_device(device, tdev: torch.device) -> bool:
+    try:
+        d = torch.device(device)
+    except (RuntimeError, TypeError):
+        return False
+    return d.type == tdev.type and (d.index is None or d.index == (tdev.index or 0))
+
+
 class _Factories(TorchFunctionMode):
     """torch.empty(..., device=...) and the like make phantoms while a launcher records: the
     host has no device (on a GPU machine, no CUDA context), so nothing else could serve."""
@@ -403,10 +434,18 @@ class _Factories(TorchFunctionMode):
                     self.rec.stream.ops.append({"op": "fill", "dst": self.rec.ref(out),
                                                 "value": _number(value)})
                 return out
-        if name == "tensor" and str(kwargs.get("device", "")) .startswith(self.rec.tdev.type) \
-                and self.rec.tdev.type == "cuda":
-            raise self.rec.refuse("torch.tensor(..., device=...)", "host values sent to the "
-                                  "device: allocate there and fill it with a kernel")
+        if name in ("tensor", "as_tensor") and kwargs.get("device") is not None and \
+                _same_device(kwargs["device"], self.rec.tdev):
+            kwargs["device"] = "cpu"
+            return self.rec.upload(func(*args, **kwargs))
+        if name in ("to", "cuda") and args and isinstance(args[0], torch.Tensor) and \
+                not isinstance(args[0], Phantom):
+            target = kwargs.get("device", args[1] if len(args) > 1 and not isinstance(
+                args[1], torch.dtype) else ("cuda" if name == "cuda" else None))
+            if target is not None and not isinstance(target, torch.Tensor) and \
+                    _same_device(target, self.rec.tdev) and self.rec.tdev.type == "cuda":
+                host = args[0].to(kwargs["dtype"]) if "dtype" in kwargs else args[0]
+                return self.rec.upload(host)
         return func(*args, **kwargs)
 
 

@@ -116,6 +116,8 @@ class Device:
                 steps.append(self._alloc(handle, size))
             elif kind == "fill":
                 steps.append(self._fill(op["dst"], op["value"]))
+            elif kind == "upload":
+                steps.append(self._upload(op["dst"], op["data"]))
             elif kind == "copy":
                 steps.append(self._copy(op["dst"], op["src"]))
             elif kind == "module":
@@ -164,6 +166,23 @@ class Device:
 
         def step(bufs):
             self._view(dst, bufs).fill_(value)
+        return step
+
+    def _upload(self, dst: dict, data):
+        """Constants the host made, into the buffer the stream allocated for them."""
+        import base64
+
+        try:
+            raw = torch.frombuffer(bytearray(base64.b64decode(str(data), validate=True)),
+                                   dtype=torch.uint8)
+        except (ValueError, TypeError):
+            raise StreamError("an upload that is not data") from None
+
+        def step(bufs):
+            view = self._view(dst, bufs)
+            if raw.numel() != view.numel() * view.element_size():
+                raise StreamError("an upload of the wrong size")
+            view.reshape(-1).view(torch.uint8).copy_(raw.to(view.device))
         return step
 
     def _copy(self, dst: dict, src: dict):

@@ -69,16 +69,18 @@ def test_a_copy_is_recorded_only_where_the_exercise_allows_it():
         a.copy_(b)
 
 
-def test_a_host_tensor_and_a_kept_phantom_cannot_be_kernel_arguments():
+def test_a_host_tensor_on_a_gpu_and_a_kept_phantom_cannot_be_kernel_arguments():
+    gpu = phantom.Recorder("gpu")
+    with pytest.raises(phantom.HostCompute, match="a tensor on the host's memory"):
+        gpu.arg(torch.ones(3), "k[grid]")  # a kernel on a GPU cannot read it
     rec = recorder()
-    with pytest.raises(phantom.HostCompute, match="a tensor made on the host"):
-        rec.arg(torch.ones(3), "k[grid]")
+    assert "t" in rec.arg(torch.ones(3), "k[grid]")  # on the CPU: sent with the stream
     old = recorder().given(GEOM)
     with pytest.raises(phantom.HostCompute, match="kept from an earlier call"):
         rec.arg(old, "k[grid]")
     assert rec.arg(np.int32(7), "k")["np"] == "int32"  # numbers pass as typed numbers
     x = rec.given(GEOM)
-    assert rec.arg(np.uintp(x.data_ptr() + 4), "k")["ptr"] == {"buf": 0, "byte": 4}
+    assert rec.arg(np.uintp(x.data_ptr() + 4), "k")["ptr"] == {"buf": 1, "byte": 4}
 
 
 def test_a_printed_phantom_shows_no_values():
@@ -239,3 +241,28 @@ def test_the_hosts_torch_cuda_answers_from_the_device_and_orders_nothing():
                 torch.cuda.is_available(), os.environ["CUDA_VISIBLE_DEVICES"])
 
     assert _fork(in_a_host) == "(132, (9, 0), True, '')"
+
+
+def test_a_small_constant_table_made_on_the_host_reaches_the_device(tmp_path):
+    """Honest: a lookup table from torch.tensor(...) (it cannot hold device data: the host has
+    none), sent with the stream. A large one is refused: compute it in a kernel."""
+    import base64
+
+    rec = recorder()
+    x = rec.given(GEOM)
+    with rec.recording():
+        table = torch.tensor([1.5, -2.0, 4.0], device=x.device)
+    (upload,) = [op for op in rec.stream.ops if op["op"] == "upload"]
+    assert table.shape == (3,) and upload["dst"]["shape"] == [3]
+    with pytest.raises(phantom.HostCompute, match="made on the host"), rec.recording():
+        torch.tensor(np.zeros(1 << 19), device=x.device)  # 4 MiB of float64
+    # The device writes what was sent, where the stream says.
+    device = replay.Device(None, "triton", "cpu", "", {}, tmp_path)
+    given = [torch.zeros(8)]
+    data = base64.b64encode(torch.tensor([1.5, -2.0, 4.0]).numpy().tobytes()).decode()
+    device.run({"ops": [{"op": "upload", "dst": {**GEOM, "buf": 0, "shape": [3]},
+                         "data": data}]}, given)
+    assert given[0].tolist()[:4] == [1.5, -2.0, 4.0, 0.0]
+    with pytest.raises(replay.StreamError, match="wrong size"):
+        device.run({"ops": [{"op": "upload", "dst": {**GEOM, "buf": 0}, "data": data}]},
+                   given)
