@@ -266,3 +266,23 @@ def test_a_small_constant_table_made_on_the_host_reaches_the_device(tmp_path):
     with pytest.raises(replay.StreamError, match="wrong size"):
         device.run({"ops": [{"op": "upload", "dst": {**GEOM, "buf": 0}, "data": data}]},
                    given)
+
+
+def test_a_helper_from_an_earlier_cell_is_there_as_in_the_notebook():
+    """A notebook is one namespace: the grader builds an exercise from the cells above it too
+    (`submission.earlier_cells`). The control: the exercise's own cells alone raise NameError."""
+    from pathlib import Path
+
+    from grader import grading, manifest, submission
+
+    path = (Path(__file__).parent / "corpus" / "lab03_activations" /
+            "honest_helper_from_an_earlier_cell.py")
+    lab = manifest.get("lab03")
+    ex = lab.exercise("leaky_relu")
+    nb = submission.read_notebook(path)
+    own = submission.cell_sources(nb, ex.impls["triton"].cells)
+    both = {**submission.earlier_cells(nb, ex.impls["triton"].cells), **own}
+    assert list(both) == ["relu_triton", "leaky_relu_triton"]
+    alone = grading.grade_exercise(ex, "triton", own, "cpu", hidden=False, perf=False)
+    assert alone.first_failure.status == "exception" and "NameError" in alone.reason
+    assert grading.grade_exercise(ex, "triton", both, "cpu", hidden=False, perf=False).correct
