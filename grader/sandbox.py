@@ -150,6 +150,9 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group",
        "nsswitch.conf", "localtime", "timezone", "ssl", "ca-certificates", "fonts",
        "os-release", "mime.types", "matplotlibrc", "nvidia", "OpenCL", "vulkan")
+# NVIDIA's tools outside the CUDA toolkit: the toolkit's `ncu` runs the newest Nsight Compute
+# it finds in /opt/nvidia/nsight-compute.
+VENDOR_TOOLS = ("/opt/nvidia",)
 # Never put back, even where a path or a tool folder points inside: where people keep their
 # files, and the machine's mounts.
 PRIVATE = ("/home", "/root", "/srv", "/mnt", "/media", "/var", "/run", "/tmp", "/work")
@@ -177,6 +180,7 @@ def _allowed(env: dict, readable) -> list[Path]:
     for p in tools:  # a compiler's or a toolkit's folder: its whole prefix (gcc's own headers)
         if p.is_dir() and not _under(p.resolve(), [Path(x) for x in PRIVATE]):
             wanted.add(p.parent if p.name in ("bin", "sbin", "lib", "lib64") else p)
+    wanted |= {Path(p) for p in VENDOR_TOOLS if Path(p).is_dir()}
     for var in ("CONDA_PREFIX", "CUDA_HOME", "CUDA_PATH"):
         if env.get(var) and Path(env[var]).is_dir():
             wanted.add(Path(env[var]))
