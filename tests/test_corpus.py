@@ -155,7 +155,9 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
     try:
         run_cell("setup", setup)
         nb = submission.read_notebook(path)
-        for gid, src in submission.cell_sources(nb, ex.impls[impl].cells).items():
+        wanted = ex.impls[impl].cells  # and the solution cells above them, as a notebook has
+        for gid, src in {**submission.earlier_cells(nb, wanted),
+                         **submission.cell_sources(nb, wanted)}.items():
             run_cell(gid, src)
     except BaseException as exc:  # noqa: BLE001 - a cell that raises, as the grader sees it
         conn.send({"status": correctness.classify(exc), "reason": str(exc)[:300]})
