@@ -32,9 +32,22 @@ class HostDied(RuntimeError):
     """The host process ended without an answer."""
 
 
-def isolate() -> str:
-    """Cut this (host) process off from the device process and the GPU; "" or why not."""
+def private_folders(request: dict) -> list[str]:
+    """What the device process writes and later reads or runs: its folder (the kernels module
+    it imports), the compile caches (Triton's caches hold shared libraries it loads), its home
+    and /tmp (a compiler's temporary files). The host gets an empty folder of its own over
+    each, so it can plant nothing there."""
+    found = [request.get("workdir") or "", "/tmp", os.environ.get("HOME", "")]
+    found += [os.environ.get(v, "") for v in ("TRITON_CACHE_DIR", "TCLAB_CACHE",
+                                               "XDG_CACHE_HOME", "PYCUDA_CACHE_DIR")]
+    return [f for f in dict.fromkeys(found) if f and os.path.isdir(f)]
+
+
+def isolate(private=()) -> str:
+    """Cut this (host) process off from the device process and the GPU, and give it empty
+    folders of its own over `private`; "" or why not."""
     libc = ctypes.CDLL(None, use_errno=True)
+    uid, gid = os.getuid(), os.getgid()
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0:
         err = ctypes.get_errno()
         if os.getuid() == 0:  # no user namespaces here: drop root instead
@@ -46,9 +59,32 @@ def isolate() -> str:
             except OSError:
                 pass
         return f"no user namespace for the host process ({os.strerror(err)})"
-    if libc.mount(b"none", b"/dev", b"tmpfs", 0, None) != 0:
-        return f"/dev stays visible to the host process ({os.strerror(ctypes.get_errno())})"
+    _map_self(uid, gid)
+    done: list[str] = []
+    for folder in sorted(["/dev", *private], key=lambda f: f.count("/")):
+        if any(folder == d or folder.startswith(d.rstrip("/") + "/") for d in done):
+            continue  # already inside an empty folder of the host's own
+        if libc.mount(b"none", folder.encode(), b"tmpfs", 0, None) != 0:
+            return f"{folder} stays shared with the host process " \
+                   f"({os.strerror(ctypes.get_errno())})"
+        done.append(folder)
+    for folder in private:  # the host's own, empty, where the device's were
+        os.makedirs(folder, exist_ok=True)
     return ""
+
+
+def _map_self(uid: int, gid: int) -> None:
+    """Inside its new user namespace the host is who it was outside (one id mapped to itself):
+    it can create files in its own folders, and still holds no capability over the device."""
+    try:
+        with open("/proc/self/setgroups", "w") as f:
+            f.write("deny")
+        with open("/proc/self/uid_map", "w") as f:
+            f.write(f"{uid} {uid} 1")
+        with open("/proc/self/gid_map", "w") as f:
+            f.write(f"{gid} {gid} 1")
+    except OSError:
+        pass  # (always allowed for one's own ids: user_namespaces(7))
 
 
 def _nondumpable() -> None:
@@ -168,7 +204,7 @@ def _error(exc: BaseException, describe, rec=None) -> dict:
 
 def main(request: dict, rfd: int, wfd: int) -> None:
     """The host process's life: isolate, load the cells, answer jobs until the pipe closes."""
-    why = isolate()
+    why = isolate(private_folders(request))
     from grader import device as dev
     from grader import manifest, phantom, submission, worker
 
@@ -177,8 +213,8 @@ def main(request: dict, rfd: int, wfd: int) -> None:
     lab = manifest.load(Path(request["lab"]) / "lab.toml", request["manifest"])
     ex = lab.exercise(request["exercise"].partition("/")[2] or None)
     spec = ex.impls[request["impl"]]
-    folder = Path(request["workdir"]) / "host"
-    folder.mkdir(exist_ok=True)
+    folder = Path(request["workdir"]) / "host"  # on the host's own empty folder
+    folder.mkdir(parents=True, exist_ok=True)
 
     lock = threading.Lock()  # a refusal in a helper thread is sent at once, beside main's
 

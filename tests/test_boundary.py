@@ -129,6 +129,26 @@ def test_the_host_cannot_read_the_device_processes_memory_or_see_a_gpu():
     assert got == "PermissionError", got  # and /dev was empty up to that read
 
 
+def test_the_host_plants_nothing_where_the_device_reads(tmp_path):
+    """The device imports its kernels module from its folder and loads compiled code from its
+    caches: the host gets empty folders of its own there, so a file it writes never reaches
+    the device's. The control: a plain child's file does."""
+    def plant(isolated):
+        if isolated:
+            why = isolate([str(tmp_path)])
+            if why:
+                return f"SKIP {why}"
+        (tmp_path / "kernels.py").write_text("import os\nos._exit(7)\n")
+        return "planted"
+
+    assert _fork(lambda: plant(False)) == "planted" and (tmp_path / "kernels.py").exists()
+    (tmp_path / "kernels.py").unlink()
+    got = _fork(lambda: plant(True))
+    if got.startswith("SKIP"):
+        pytest.skip(got)
+    assert got == "planted" and not (tmp_path / "kernels.py").exists()
+
+
 def test_a_host_that_dies_is_named(tmp_path):
     request = {"device": "cpu", "lab": "", "manifest": "", "exercise": "", "impl": "triton",
                "setup": "", "sources": {}, "workdir": str(tmp_path)}
