@@ -27,6 +27,30 @@ _GLOBAL = re.compile(r"__global__[^(]*?(\w+)\s*\(")
 C_STUB = re.compile(r"\{\s*//\s*YOUR CODE HERE\s*\}")
 
 
+# Compiler options a SourceModule may pass: none that names a program or a file to run or
+# load (-ccbin, -Xcompiler -wrapper, -fplugin, -I of a folder), which would run in the
+# process that holds the data.
+SAFE_OPTION = re.compile(
+    r"-{1,2}(O[0-3]|use_fast_math|lineinfo|restrict|extra-device-vectorization|w"
+    r"|(std|maxrregcount|ftz|prec-div|prec-sqrt|fmad|arch|gpu-architecture|default-stream)"
+    r"=[\w.+-]+|D[A-Za-z_]\w*(=[\w.+-]*)?|U[A-Za-z_]\w*)")
+PTXAS = ("-Xptxas", "--ptxas-options")
+PTXAS_VALUE = re.compile(r"[\w=,.-]+")  # -v, -O3, -dlcm=ca: no path
+
+
+def unsafe_options(options) -> list[str]:
+    """The options of `options` a SourceModule may not pass (see SAFE_OPTION)."""
+    bad, after_ptxas = [], False
+    for o in map(str, options):
+        ok = PTXAS_VALUE.fullmatch(o) if after_ptxas else (
+            SAFE_OPTION.fullmatch(o) or o in PTXAS or
+            any(o.startswith(p + "=") and PTXAS_VALUE.fullmatch(o[len(p) + 1:]) for p in PTXAS))
+        after_ptxas = o in PTXAS
+        if not ok:
+            bad.append(o)
+    return bad
+
+
 class StreamError(RuntimeError):
     """A stream the device will not replay (a forged or impossible reference)."""
 
@@ -86,6 +110,14 @@ class Device:
 
     def cuda_module(self, op: dict):
         key = (op["source"], bool(op.get("no_extern_c")), tuple(op.get("options") or ()))
+        refused = unsafe_options(key[2])
+        if refused:
+            from grader.cuda.errors import CompileError
+
+            raise CompileError(f"SourceModule option {refused[0]!r} is not accepted here: the "
+                               "grader compiles with optimisation, math, register, language "
+                               "and macro options only (-O3, -use_fast_math, -lineinfo, "
+                               "-maxrregcount=N, -std=c++17, -DNAME=VALUE, -Xptxas -v)")
         if key not in self._modules:
             from grader.cuda import SourceModule
 

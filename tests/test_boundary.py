@@ -306,3 +306,13 @@ def test_a_helper_from_an_earlier_cell_is_there_as_in_the_notebook():
     alone = grading.grade_exercise(ex, "triton", own, "cpu", hidden=False, perf=False)
     assert alone.first_failure.status == "exception" and "NameError" in alone.reason
     assert grading.grade_exercise(ex, "triton", both, "cpu", hidden=False, perf=False).correct
+
+
+def test_a_source_module_may_not_make_the_compiler_run_a_program():
+    """Compiler options that name a program or a file (they would run where the data is) are
+    refused; the usual ones pass (the control)."""
+    assert replay.unsafe_options(["-O3", "-use_fast_math", "-lineinfo", "-Xptxas", "-v",
+                                  "-std=c++17", "-DBLOCK=256", "-maxrregcount=64"]) == []
+    for bad in (["-ccbin", "/bin/sh"], ["-Xcompiler", "-wrapper,/bin/sh,-c,id"],
+                ["-fplugin=/x.so"], ["-I/home"], ["--compiler-bindir=/tmp"]):
+        assert replay.unsafe_options(bad), bad
