@@ -34,13 +34,34 @@ class HostDied(RuntimeError):
 
 def private_folders(request: dict) -> list[str]:
     """What the device process writes and later reads or runs: its folder (the kernels module
-    it imports), the compile caches (Triton's caches hold shared libraries it loads), its home
-    and /tmp (a compiler's temporary files). The host gets an empty folder of its own over
-    each, so it can plant nothing there."""
-    found = [request.get("workdir") or "", "/tmp", os.environ.get("HOME", "")]
+    it imports, its compilers' temporary files: `device_tmp`), the compile caches (Triton's
+    hold shared libraries it loads) and its home. The host gets an empty folder of its own
+    over each, so it can plant nothing there; never over one that holds what the host itself
+    imports (Python, the grader: a project or a home under /tmp, an unsandboxed run's home)."""
+    import sys
+
+    found = [request.get("workdir") or "", os.environ.get("HOME", "")]
     found += [os.environ.get(v, "") for v in ("TRITON_CACHE_DIR", "TCLAB_CACHE",
                                                "XDG_CACHE_HOME", "PYCUDA_CACHE_DIR")]
-    return [f for f in dict.fromkeys(found) if f and os.path.isdir(f)]
+    needed = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *sys.path,
+                                            os.path.dirname(os.path.abspath(__file__))) if p]
+    keep = []
+    for folder in dict.fromkeys(f for f in found if f and os.path.isdir(f)):
+        real = os.path.realpath(folder).rstrip("/") + "/"
+        if not any((p + "/").startswith(real) for p in needed):
+            keep.append(folder)
+    return keep
+
+
+def device_tmp(workdir: str) -> None:
+    """The device process's temporary files (its compilers') in its own folder, which the
+    host cannot see: never in the /tmp the two share."""
+    import tempfile
+
+    folder = os.path.join(workdir, "tmp")
+    os.makedirs(folder, exist_ok=True)
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = folder
 
 
 def isolate(private=()) -> str:
@@ -133,6 +154,8 @@ class HostLink:
         os.close(to_r)
         os.close(from_w)
         _nondumpable()
+        if request.get("workdir"):
+            device_tmp(request["workdir"])
         return cls(pid, to_w, from_r)
 
     def _answer(self) -> dict:
