@@ -64,13 +64,11 @@ DEVICE_VALUES = "device values"  # the reason of a refusal that read them (Recor
 class Stream:
     """What one launcher call asked the device to do, in order; plain data (JSON)."""
 
-    buffers: dict[int, int] = field(default_factory=dict)  # handle -> bytes (allocations)
     ops: list[dict] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # what the launcher touched on the host
 
     def to_dict(self) -> dict:
-        return {"buffers": {str(k): v for k, v in self.buffers.items()}, "ops": self.ops,
-                "refused": self.refused}
+        return {"ops": self.ops, "refused": self.refused}
 
 
 class Recorder:
@@ -97,7 +95,6 @@ class Recorder:
             self._sizes[handle] = meta.untyped_storage().nbytes()
             self._keep.append(meta)
             if new:
-                self.stream.buffers[handle] = self._sizes[handle]
                 self.stream.ops.append({"op": "alloc", "buf": handle,
                                         "bytes": self._sizes[handle]})
         return self._storages[key]

@@ -138,7 +138,7 @@ class Direct:
     def __init__(self, launcher):
         self.launcher = launcher
 
-    def __call__(self, tensors, params, again: bool = False):
+    def __call__(self, tensors, params):
         from grader.replay import Run
 
         self.launcher(*tensors, *params)
@@ -180,7 +180,7 @@ class Replayed:
         self.isolation = str(answer.get("isolation") or "")
         return None
 
-    def __call__(self, tensors, params, again: bool = False):
+    def __call__(self, tensors, params):
         """Replay the launcher's stream for these tensors: (Run, what it returned)."""
         from grader.replay import geometry
 
