@@ -700,6 +700,43 @@ def _properties(*_args, **_kwargs):
     return types.SimpleNamespace(**_DEVICE)
 
 
+class _HostDriver:
+    """Triton's driver as a host sees it (a launcher from Triton's tutorials asks it for the
+    SMs and shared memory): the device process's GPU, as it said."""
+
+    def __init__(self):
+        import types
+
+        self.utils = types.SimpleNamespace(get_device_properties=self.properties)
+
+    @staticmethod
+    def properties(*_args):
+        p = _properties()
+        return {"multiprocessor_count": p.multi_processor_count,
+                "max_shared_mem": getattr(p, "shared_memory_per_block_optin", 0),
+                "max_num_regs": getattr(p, "regs_per_multiprocessor", 0),
+                "warpSize": getattr(p, "warp_size", 32), "sm_clock_rate": 0, "mem_clock_rate": 0,
+                "mem_bus_width": 0}
+
+    def get_current_target(self):
+        from triton.backends.compiler import GPUTarget
+
+        p = _properties()
+        return GPUTarget("cuda", p.major * 10 + p.minor, getattr(p, "warp_size", 32))
+
+    def get_current_device(self):
+        return 0
+
+    def get_active_torch_device(self):
+        return torch.device("cuda", 0)
+
+    def get_current_stream(self, *_args):
+        return 0
+
+    def is_active(self):
+        return True
+
+
 def install_host(device: str) -> None:
     """This process becomes a host: no launch runs here, none reaches a device. torch.cuda
     answers from what the device process said of its GPU (a launcher may size its grid by the
@@ -720,6 +757,11 @@ def install_host(device: str) -> None:
     tc.Stream = tc.Event = _Stream
     tc.current_stream = tc.default_stream = lambda *a, **k: _Stream()
     tc.stream = lambda *a, **k: contextlib.nullcontext()
+    if gpu:
+        from triton.runtime import driver
+
+        if hasattr(driver, "set_active"):
+            driver.set_active(_HostDriver())
 
 
 def launch(launcher, rec: Recorder, tensors: list, params: list):

@@ -248,8 +248,9 @@ def test_a_forged_stream_is_refused(tmp_path, stream, why):
 
 
 def test_the_hosts_torch_cuda_answers_from_the_device_and_orders_nothing():
-    """A launcher may size its grid by the GPU's SMs or launch in a stream context: the host
-    (no GPU, no CUDA) answers from what the device process said, and its streams do nothing."""
+    """A launcher may size its grid by the GPU's SMs (torch's or Triton's driver, as Triton's
+    tutorials do) or launch in a stream context: the host (no GPU, no CUDA) answers from what
+    the device process said, and its streams do nothing."""
     def in_a_host():
         phantom.install_host("gpu")
         phantom.set_device({"name": "a GPU", "major": 9, "minor": 0,
@@ -257,10 +258,14 @@ def test_the_hosts_torch_cuda_answers_from_the_device_and_orders_nothing():
         props = torch.cuda.get_device_properties(0)
         with torch.cuda.stream(torch.cuda.Stream()):
             torch.cuda.synchronize()
-        return (props.multi_processor_count, torch.cuda.get_device_capability(),
-                torch.cuda.is_available(), os.environ["CUDA_VISIBLE_DEVICES"])
+        from triton.runtime import driver
 
-    assert _fork(in_a_host) == "(132, (9, 0), True, '')"
+        triton_sms = driver.active.utils.get_device_properties(0)["multiprocessor_count"]
+        return (props.multi_processor_count, triton_sms, torch.cuda.get_device_capability(),
+                torch.cuda.is_available(), os.environ["CUDA_VISIBLE_DEVICES"],
+                driver.active.get_current_target().arch)
+
+    assert _fork(in_a_host) == "(132, 132, (9, 0), True, '', 90)"
 
 
 def test_a_small_constant_table_made_on_the_host_reaches_the_device(tmp_path):
