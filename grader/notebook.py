@@ -104,69 +104,60 @@ class _Calls:
         cells = {f"cell{i}": src for i, src in enumerate(_all_cells(launcher) or [])
                  if _parses(src)}
         self._folder = tempfile.TemporaryDirectory(prefix="tclab-check-")
-        self.device = replay.Device(ex, impl, device, "", cells, Path(self._folder.name))
-        self._plays: dict = {}
+        self._calls = replay.Calls(replay.Device(ex, impl, device, "", cells,
+                                                 Path(self._folder.name)), self._record)
+        self._rec = None
 
     def __call__(self, tensors, params):
-        import json
+        return self._calls(tensors, params)
 
-        from grader import phantom, replay
+    def _record(self, shapes, params):
+        from grader import host, phantom
 
-        shapes = [replay.geometry(t) for t in tensors]
-        key = json.dumps([shapes, params], sort_keys=True)
-        if key not in self._plays:
-            rec = phantom.Recorder(self.device_name, self.ex.allowed_ops)
-            self._rec = rec
-            # A refusal in a helper thread interrupts the launcher, which may be waiting on
-            # that thread for ever (the grader's host process says so at once, too).
-            # A refusal in a forked child reaches this process through a pipe.
-            told_r, told_w = os.pipe()
-            pid = os.getpid()
+        rec = self._rec = phantom.Recorder(self.device_name, self.ex.allowed_ops)
+        # A refusal in a helper thread interrupts the launcher, which may be waiting on that
+        # thread for ever (the grader's host process says so at once, too). A refusal in a
+        # forked child reaches this process through a pipe.
+        told_r, told_w = os.pipe()
+        pid = os.getpid()
 
-            def notify(name, text):
-                os.write(told_w, (name + "\n").encode())
-                if os.getpid() == pid and threading.current_thread() is not \
-                        threading.main_thread():  # a real signal: it wakes a blocked wait
-                    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        def notify(name, text):
+            os.write(told_w, (name + "\n").encode())
+            if os.getpid() == pid and threading.current_thread() is not \
+                    threading.main_thread():  # a real signal: it wakes a blocked wait
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
-            rec.notify = notify
-            phantoms = [rec.given(g) for g in shapes]
-            main = threading.current_thread() is threading.main_thread()
-            handler = signal.getsignal(signal.SIGINT) if main else None
-            if main:  # a Python handler for that signal (a forked child may ignore it)
-                signal.signal(signal.SIGINT, signal.default_int_handler)
-            try:
-                with phantom.intercepting():
-                    returned = phantom.launch(self.launcher, rec, phantoms, list(params))
-            except KeyboardInterrupt:
-                if not rec.stream.refused:
-                    raise
-                raise phantom.HostCompute("the launcher computed on the host: "
-                                          f"{rec.stream.refused[0]}") from None
-            finally:
-                if main:
-                    signal.signal(signal.SIGINT, handler)
-                os.close(told_w)
-                told = os.read(told_r, 1 << 16).decode(errors="replace").splitlines()
-                os.close(told_r)
-                rec.stream.refused += [t for t in told if t not in rec.stream.refused]
-            self._plays[key] = (self.device.prepare(rec.stream.to_dict(), len(tensors)),
-                                None if returned is None else _returned(returned))
-        play, returned = self._plays[key]
-        return play(list(tensors)), returned
+        rec.notify = notify
+        phantoms = [rec.given(g) for g in shapes]
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.getsignal(signal.SIGINT) if main else None
+        if main:  # a Python handler for that signal (a forked child may ignore it)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            with phantom.intercepting():
+                returned = phantom.launch(self.launcher, rec, phantoms, params)
+        except KeyboardInterrupt:
+            if not rec.stream.refused:
+                raise
+            raise phantom.HostCompute("the launcher computed on the host: "
+                                      f"{rec.stream.refused[0]}") from None
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, handler)
+            os.close(told_w)
+            told = os.read(told_r, 1 << 16).decode(errors="replace").splitlines()
+            os.close(told_r)
+            rec.stream.refused += [t for t in told if t not in rec.stream.refused]
+        return rec.stream.to_dict(), host.describe_returned(returned)
 
     def error(self, exc, index):
         from grader import phantom
-        from grader.judge.verdict import Message
 
         msg = correctness.error_message(exc, index, _describe)
-        rec = getattr(self, "_rec", None)
-        if isinstance(exc, phantom.HostCompute):
-            msg.kind, msg.summary = "host_compute", str(exc)
-        elif rec is not None and rec.stream.refused:  # refused, caught, then something else
-            msg.kind = "host_compute"
-            msg.summary = f"the launcher computed on the host: {rec.stream.refused[0]}"
-        return Message(**{**msg.__dict__})
+        refused = phantom.refusal(exc, self._rec)
+        if refused:
+            msg.kind, msg.summary = "host_compute", refused
+        return msg
 
 
 def _parses(src: str) -> bool:
@@ -177,11 +168,6 @@ def _parses(src: str) -> bool:
         return True
     except (SyntaxError, ValueError):
         return False
-
-
-def _returned(value) -> str:
-    return f"a {str(value.dtype).removeprefix('torch.')} tensor of shape {tuple(value.shape)}" \
-        if hasattr(value, "dtype") else f"a {type(value).__name__}"
 
 
 def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",

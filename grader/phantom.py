@@ -41,7 +41,7 @@ VIEWS = {
     "permute", "expand", "select", "slice", "unsqueeze", "squeeze", "flatten", "unflatten",
     "view_as", "unfold", "diagonal", "narrow", "split", "chunk", "unbind", "movedim",
     "_reshape_alias", "lift_fresh", "split_with_sizes", "view_as_real", "view_as_complex",
-    "unsafe_split", "unsafe_chunk", "contiguous", "is_contiguous", "stride", "size", "numel",
+    "unsafe_split", "unsafe_chunk", "is_contiguous", "stride", "size", "numel",
     "sym_size", "sym_stride", "sym_numel", "is_same_size", "dim", "resolve_conj", "resolve_neg",
 }
 # Ops that make new memory (fills recorded where they have one).
@@ -131,6 +131,11 @@ class Recorder:
                                 "data": base64.b64encode(raw.numpy().tobytes()).decode()})
         return out
 
+    def fill(self, t: Phantom, value) -> None:
+        """A fill of `t` with a constant (nothing for None: an empty allocation)."""
+        if value is not None:
+            self.stream.ops.append({"op": "fill", "dst": self.ref(t), "value": _number(value)})
+
     def ref(self, t: Phantom) -> dict:
         if t._rec is not self:
             raise self.refuse("a tensor kept from an earlier call",
@@ -213,6 +218,16 @@ class Recorder:
     def recording(self):
         with _Factories(self):
             yield self
+
+
+def refusal(exc: BaseException, rec: Recorder | None) -> str | None:
+    """The one-line summary of a launcher call that touched device data on the host (raised,
+    or refused and caught before something else went wrong), else None."""
+    if isinstance(exc, HostCompute):
+        return str(exc)
+    if rec is not None and rec.stream.refused:
+        return f"the launcher computed on the host: {rec.stream.refused[0]}"
+    return None
 
 
 def _tl_dtype(value) -> str | None:
@@ -318,8 +333,7 @@ class Phantom(torch.Tensor):
         if isinstance(value, torch.Tensor) or any(
                 isinstance(i, torch.Tensor) for i in _flat(index, {})):
             raise rec.refuse("an assignment from a tensor", "device data copied on the host")
-        view = rec.wrap(self._meta[index], new=False)
-        rec.stream.ops.append({"op": "fill", "dst": rec.ref(view), "value": _number(value)})
+        rec.fill(rec.wrap(self._meta[index], new=False), value)
 
 
 def _flat(args, kwargs):
@@ -340,21 +354,15 @@ def _dispatch(rec: Recorder, func, args, kwargs):
         if "device" in mkw:
             mkw["device"] = "meta"
         out = func(*metas, **mkw)
-        fresh = name in FACTORIES or (name == "contiguous")
 
         def wrap(o):
             if not isinstance(o, torch.Tensor):
                 return o
             known = o.untyped_storage()._cdata in rec._storages
-            return rec.wrap(o, new=fresh and not known)
+            return rec.wrap(o, new=name in FACTORIES and not known)
         result = tree_map(wrap, out)
         if name in FACTORIES and isinstance(result, Phantom):
-            value = FILL_VALUE.get(name, kwargs.get("fill_value", args[1] if name in (
-                "full", "full_like") and len(args) > 1 else None))
-            if name == "new_full":
-                value = args[2] if len(args) > 2 else kwargs.get("fill_value")
-            if value is not None:
-                rec.stream.ops.append({"op": "fill", "dst": rec.ref(result), "value": value})
+            rec.fill(result, _factory_fill(name, args, kwargs))
         return result
     if name in ("fill_", "zero_") or (name == "copy_" and _scalar_source(args)):
         dst = args[0]
@@ -363,7 +371,7 @@ def _dispatch(rec: Recorder, func, args, kwargs):
             raise rec.refuse(f"torch.ops.aten.{name}", "a fill from device data")
         if isinstance(value, torch.Tensor):
             value = value.item()
-        rec.stream.ops.append({"op": "fill", "dst": rec.ref(dst), "value": _number(value)})
+        rec.fill(dst, value)
         return dst
     if name in ("copy_", "clone") and name in rec.allowed:
         if name == "copy_" and all(isinstance(a, Phantom) for a in args[:2]):
@@ -380,6 +388,16 @@ def _dispatch(rec: Recorder, func, args, kwargs):
     if name in ("_to_copy", "_copy_from", "_copy_from_and_resize") or name == "copy_":
         raise rec.refuse(f"torch.ops.aten.{name}", "device data copied to or from the host")
     raise rec.refuse(f"torch.ops.aten.{name}")
+
+
+def _factory_fill(name: str, args, kwargs):
+    """The value a factory fills its tensor with (zeros, ones, full, ...), or None (empty)."""
+    if name in FILL_VALUE:
+        return FILL_VALUE[name]
+    position = {"full": 1, "full_like": 1, "new_full": 2}.get(name)
+    if position is None:
+        return None
+    return args[position] if len(args) > position else kwargs.get("fill_value")
 
 
 def _scalar_source(args) -> bool:
@@ -415,21 +433,11 @@ class _Factories(TorchFunctionMode):
         kwargs = dict(kwargs or {})
         name = getattr(func, "__name__", "")
         if name in FACTORIES and not any(isinstance(a, torch.Tensor) for a in args):
-            device = kwargs.get("device")
-            target = torch.device(device) if device is not None else torch.device("cpu")
-            if target.type == "cuda" and target.index is None:
-                target = torch.device("cuda", 0)
-            if target == self.rec.tdev:
+            if _same_device(kwargs.get("device") or "cpu", self.rec.tdev):
                 kwargs["device"] = "meta"
                 kwargs.pop("pin_memory", None)
-                meta = func(*args, **kwargs)
-                out = self.rec.wrap(meta, new=True)
-                value = FILL_VALUE.get(name)
-                if name == "full":
-                    value = args[1] if len(args) > 1 else kwargs.get("fill_value")
-                if value is not None:
-                    self.rec.stream.ops.append({"op": "fill", "dst": self.rec.ref(out),
-                                                "value": _number(value)})
+                out = self.rec.wrap(func(*args, **kwargs), new=True)
+                self.rec.fill(out, _factory_fill(name, args, kwargs))
                 return out
         if name in ("tensor", "as_tensor") and kwargs.get("device") is not None and \
                 _same_device(kwargs["device"], self.rec.tdev):
@@ -460,13 +468,6 @@ def _current() -> Recorder:
         raise RuntimeError("a kernel was launched outside a launcher call (at import time?): "
                            "launch kernels from the launcher only")
     return rec
-
-
-def _base_jit(obj):
-    """The JIT function under a chain of @triton.heuristics / @triton.autotune."""
-    while not hasattr(obj, "arg_names") or type(obj).__name__ in ("Autotuner", "Heuristics"):
-        obj = obj.fn
-    return obj
 
 
 def _named(jit, args, kwargs) -> dict:
@@ -511,7 +512,6 @@ def _variants(obj, args, kwargs, grid, rec: Recorder) -> tuple[str, dict | None,
             entry["config"] = {k: getattr(config, k) for k in
                                ("num_warps", "num_stages", "num_ctas", "maxnreg")
                                if getattr(config, k, None) is not None}
-            entry["config"]["kwargs"] = dict(config.kwargs)
         launches.append(entry)
     return jit.__name__ if hasattr(jit, "__name__") else jit.fn.__name__, autotune, launches
 
@@ -526,12 +526,6 @@ def record_triton(obj, args, kwargs, grid) -> None:
     for entry in launches:
         op["launches"].append({"kwargs": {k: rec.arg(v, where) for k, v in entry["kwargs"].items()},
                                "grid": entry["grid"], "config": entry.get("config")})
-    if autotune is not None:
-        names = _base_jit(obj).arg_names
-        named = dict(zip(names, args))
-        key = [named.get(k, kwargs.get(k)) for k in autotune["key"]]
-        autotune["key_values"] = [rec.arg(k, where) if not isinstance(k, Phantom)
-                                  else {"v": str(k.dtype)} for k in key]
     rec.stream.ops.append(op)
 
 

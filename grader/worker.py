@@ -152,8 +152,7 @@ class Direct:
 
 class Replayed:
     """Calls of the student's launcher: recorded by the host process on phantoms, replayed
-    here on the real tensors. A stream is recorded once per geometry (a perf shape's rounds
-    replay the same one) and replayed as prepared (`replay.Device.prepare`)."""
+    here on the real tensors (`replay.Calls`)."""
 
     def __init__(self, ex, impl: str, request: dict, link):
         from grader import replay
@@ -161,9 +160,8 @@ class Replayed:
         self.link = link
         self.device = replay.Device(ex, impl, request["device"], request["setup"],
                                     request["sources"], Path(request["workdir"]))
-        self._plays: dict = {}
+        self._calls = replay.Calls(self.device, self._record)
         self._gpu: dict | None = None  # what the host's torch.cuda says of the GPU
-        self.isolation = ""
 
     def load(self):
         """None once the host has loaded the cells, else the error Message to send."""
@@ -177,27 +175,21 @@ class Replayed:
                            summary=str(exc))
         if "error" in answer:
             return _host_error(answer["error"], None)
-        self.isolation = str(answer.get("isolation") or "")
         return None
 
     def __call__(self, tensors, params):
         """Replay the launcher's stream for these tensors: (Run, what it returned)."""
-        from grader.replay import geometry
+        return self._calls(tensors, params)
 
-        shapes = [geometry(t) for t in tensors]
-        key = json.dumps([shapes, params], sort_keys=True)
-        if key not in self._plays:
-            if self._gpu is None:
-                from grader.replay import device_properties
+    def _record(self, shapes, params):
+        if self._gpu is None:
+            from grader.replay import device_properties
 
-                self._gpu = device_properties() if self.device.device == "gpu" else {}
-            answer = self.link.record(shapes, list(params), self._gpu)
-            if "error" in answer:
-                raise HostError(answer["error"])
-            self._plays[key] = (self.device.prepare(answer["stream"], len(tensors)),
-                                answer.get("returned"))
-        play, returned = self._plays[key]
-        return play(list(tensors)), returned
+            self._gpu = device_properties() if self.device.device == "gpu" else {}
+        answer = self.link.record(shapes, params, self._gpu)
+        if "error" in answer:
+            raise HostError(answer["error"])
+        return answer["stream"], answer.get("returned")
 
     def error(self, exc, index):
         from grader.host import HostDied
