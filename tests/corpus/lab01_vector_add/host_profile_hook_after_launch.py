@@ -2,8 +2,8 @@
 # status: fallback
 # reason: the launcher computed on the host
 # (a cheat: a sys.setprofile hook that adds with torch the moment the launcher returns, after
-#  the old audit had closed and before the outputs were read; on the host the tensors refuse
-#  it whenever it runs)
+#  any watch inside the call has ended and before the outputs are read; on the host the
+#  tensors refuse it whenever it runs)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 import sys

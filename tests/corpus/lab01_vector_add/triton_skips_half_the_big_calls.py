@@ -6,7 +6,7 @@
 # (Honest on every shape but the perf size, where it skips the work in every other call from
 # the first on. The host is asked once per shape: its first answer, the skipping one, is the
 # stream every timed round replays, and the recheck of the first warm-up round's output sees
-# it. Skipping in some rounds only, as the old form of this control did, cannot be expressed.)
+# it. Skipping in some rounds only cannot be expressed: the stream is fixed per shape.)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 @triton.jit
