@@ -1,8 +1,8 @@
 # impl: triton
 # status: fallback
 # reason: the launcher computed on the host: torch.ops.aten.add
-# (a cheat: torch inside _disable_current_modes(), which switched the old in-process audit
-#  off; the host's tensors refuse arithmetic whatever modes are on)
+# (a cheat: torch inside _disable_current_modes(), which switches off any dispatch-mode watch
+#  in the launcher's process; the host's tensors refuse arithmetic whatever modes are on)
 
 # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
 from torch.utils._python_dispatch import _disable_current_modes
