@@ -18,7 +18,15 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
-from course_cases.course import LABS, SECRET, copy_course, gradebook_scores, nbgrader, release_path
+from course_cases.course import (
+    LABS,
+    SECRET,
+    assert_snooper_found_nothing,
+    copy_course,
+    gradebook_scores,
+    nbgrader,
+    release_path,
+)
 
 from grader import cli, manifest, release, submission
 from grader.course import autograde, build, preprocessors, regrade
@@ -166,17 +174,7 @@ def test_the_kernel_sees_no_course_and_no_other_student(graded):
     """The notebook kernel and the grader's processes run in the sandbox: a cell that walks the
     file system for the gradebook, the secret seed, the source notebooks and the others'
     submissions finds none of them, in its output or in its feedback."""
-    nb = autograded(graded, students.LAB01, "snooper")
-    text = "\n".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code"
-                     for o in c.outputs)  # what the cells printed, not their source
-    assert "SNOOP-DONE" in text, "the snooping cell did not run: the test proves nothing"
-    assert "SNOOP-FOUND" not in text and "SNOOP-WRITABLE" not in text, \
-        [ln for ln in text.splitlines() if "SNOOP-" in ln][:5]
-    nbgrader(graded, "generate_feedback", students.LAB01, "--student", "snooper", "--force")
-    html = (graded / "feedback" / "snooper" / students.LAB01 / f"{students.LAB01}.html") \
-        .read_text()
-    assert "SNOOP-DONE " in html and "SNOOP-FOUND /" not in html
-    assert SECRET not in html
+    assert_snooper_found_nothing(graded, students.LAB01)
 
 
 def test_feedback_shows_verdicts_not_hidden_tests(graded):

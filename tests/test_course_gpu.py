@@ -1,5 +1,7 @@
 """nbgrader autograde on a GPU: perf points go to a reference-speed solution, not to a
-half-speed one. Needs a GPU (skipped without one) and the course tools (nbgrader)."""
+half-speed one, and a notebook kernel that walks the file system on the GPU machine finds no
+course file and no other student's. Needs a GPU (skipped without one) and the course tools
+(nbgrader)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
-from course_cases.course import gradebook_scores, nbgrader, release_path
+from course_cases.course import (
+    assert_snooper_found_nothing,
+    gradebook_scores,
+    nbgrader,
+    release_path,
+)
 
 from grader import cli, manifest, submission
 from grader.course import autograde, leakcheck
@@ -34,21 +41,25 @@ def test_perf_points_follow_the_measured_ratio(tmp_path):
     lab_id = students.LAB01
     nbgrader(course, "generate_assignment", lab_id, "--force")
     lab = manifest.get(lab_id)
-    for name, make in (("fast", students.solution), ("slow", half_speed)):
+    who = ("fast", "slow", "snooper")
+    for name, make in zip(who, (students.solution, half_speed, students.snooper)):
         nb = make(lab, nbformat.read(release_path(course, lab_id), as_version=4))
         folder = course / "submitted" / name / lab_id
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{lab_id}.ipynb")
     assert cli.main(["course", "autograde", str(course), "lab01", "--device", "gpu"]) == 0
-    fast, slow = (gradebook_scores(course, lab_id, who) for who in ("fast", "slow"))
-    print("gradebook:", {"fast": fast, "slow": slow})
-    for out in autograde.read_outcomes(course, lab_id, ["fast", "slow"]):
+    fast, slow, snooper = (gradebook_scores(course, lab_id, name) for name in who)
+    print("gradebook:", {"fast": fast, "slow": slow, "snooper": snooper})
+    for out in autograde.read_outcomes(course, lab_id, list(who)):
         print(f"{out.student}: {out.seconds} s;", json.dumps(out.wall))  # where the time went
     points = lab.exercise().points
     assert fast["test_triton"][0] == slow["test_triton"][0] == points["triton"]
     assert fast["perf_triton"][0] == points["perf_triton"]
     assert fast["perf_cuda"][0] == points["perf_cuda"]
     assert slow["perf_triton"][0] == 0.0
+    assert snooper["test_triton"][0] == points["triton"]
+    assert snooper["test_cuda"][0] == points["cuda"]
+    assert_snooper_found_nothing(course, lab_id)  # with the GPU's /dev shown to the kernel
 
     # The feedback: the profile's advice and the sweep plot, and no hidden test (issue 13).
     nbgrader(course, "generate_feedback", lab_id, "--force")

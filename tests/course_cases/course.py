@@ -77,3 +77,20 @@ def copy_course(graded: Path, tmp_path: Path) -> Path:
     root = tmp_path / "course"
     shutil.copytree(graded, root)  # the config finds its root from its own path
     return root
+
+
+def assert_snooper_found_nothing(course: Path, lab_id: str, student: str = "snooper") -> None:
+    """The snooper's cells (students.snooper) walked the file system from inside the notebook
+    kernel: what they printed, and the feedback page, name no course file and no other
+    student's, and the gradebook was not writable to them."""
+    nb = nbformat.read(course / "autograded" / student / lab_id / f"{lab_id}.ipynb",
+                       as_version=4)
+    text = "\n".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code"
+                     for o in c.outputs)  # what the cells printed, not their source
+    assert "SNOOP-DONE" in text, "the snooping cell did not run: the test proves nothing"
+    assert "SNOOP-FOUND" not in text and "SNOOP-WRITABLE" not in text, \
+        [ln for ln in text.splitlines() if "SNOOP-" in ln][:5]
+    nbgrader(course, "generate_feedback", lab_id, "--student", student, "--force")
+    html = (course / "feedback" / student / lab_id / f"{lab_id}.html").read_text()
+    assert "SNOOP-DONE " in html and "SNOOP-FOUND /" not in html
+    assert SECRET not in html

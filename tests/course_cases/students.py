@@ -140,13 +140,19 @@ def _snoop(limit=20000):
     """Look for the course's secrets and the other students' work from the kernel's folder
     up and in the places people keep files; print each found (a path and its first bytes),
     and each writable gradebook."""
+    import sys as _sys
+
     here = _Path.cwd()
     tops = [str(here), *map(str, here.parents), "/tmp", "/home", "/root", "/srv", "/work",
             "/var", "/mnt"]
+    # The Python environment is shown to every kernel (its packages ship notebooks of their
+    # own, nbgrader's tests): not what this student looks for.
+    env = {p for p in _sys.path if p and _os.path.isdir(p) and p != str(here)}
     seen = 0
     for top in dict.fromkeys(tops):
         for folder, dirs, files in _os.walk(top):
-            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "site-packages")]
+            dirs[:] = [d for d in dirs if d not in ("proc", "sys", "dev", "usr", "site-packages")
+                       and _os.path.join(folder, d) not in env]
             for name in files:
                 seen += 1
                 path = _os.path.join(folder, name)
