@@ -18,7 +18,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from grader import bench, check, manifest, runner, submission, wire
+from grader import bench, check, manifest, paths, runner, submission, wire
 from grader.judge import correctness, memcheck, perf
 from grader.judge.verdict import Grade, Outcome, Verdict
 from grader.manifest import Exercise, Lab
@@ -37,12 +37,22 @@ def suites_for(device: str, hidden: bool = True) -> list[str]:
     return suites + (["gpu"] if device == "gpu" and hidden else [])
 
 
+def default_submission() -> str:
+    """What `tclab check` and `pytest -k labNN` grade when not told: the student's working
+    copy (`make lab` makes it) where there is one, else the release."""
+    return "workspace" if paths.WORKSPACE.is_dir() else "exercises"
+
+
 def resolve_submission(lab: Lab, where: str) -> Path:
-    """`solutions` (the lab source), `exercises` (the release) or a notebook file / folder."""
+    """`solutions` (the lab source), `exercises` (the release), `workspace` (the student's
+    working copy, the release for a lab not copied yet) or a notebook file / folder."""
     if where == "solutions":
         return lab.source
     if where == "exercises":
         return lab.exercise_path
+    if where == "workspace":
+        mine = lab.release_path(paths.WORKSPACE)
+        return mine if mine.exists() else lab.exercise_path
     path = Path(where)
     if path.is_dir():
         for candidate in (lab.release_path(path), path / lab.notebook_name,
