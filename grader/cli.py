@@ -140,18 +140,13 @@ def cmd_new(args) -> int:
 
 
 def cmd_release(args) -> int:
-    stale = []
-    for lab in manifest.select(args.labs):
-        if args.check:
-            if release.stale(lab, paths.EXERCISES):
-                stale.append(lab.id)
-        else:
-            print(f"wrote {release.release(lab, paths.EXERCISES).relative_to(paths.ROOT)}")
-    if stale:
-        print(f"exercises/ is out of date for {', '.join(stale)}: run `tclab release`",
-              file=sys.stderr)
-        return 1
-    return 0
+    report = release.release_tree(manifest.select(args.labs), paths.EXERCISES,
+                                  check=args.check, force=args.force)
+    for line in report.lines:
+        print(line)
+    for line in report.problems:
+        print(line, file=sys.stderr)
+    return 1 if report.problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -176,7 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_new)
     p = sub.add_parser("release", help="regenerate exercises/ from labs/")
     p.add_argument("labs", nargs="*")
-    p.add_argument("--check", action="store_true", help="fail if exercises/ is out of date")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true",
+                      help="fail if exercises/ is out of date or was edited; write nothing")
+    mode.add_argument("--force", action="store_true",
+                      help="release over an edited notebook, keeping a copy of it beside it")
     p.set_defaults(func=cmd_release)
     try:
         from grader.course import cli as course_cli
