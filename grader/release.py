@@ -182,7 +182,7 @@ def _write(lab: Lab, out_dir: Path, text: str, now: str, force: bool) -> Path | 
         return None
     if now == EDITED:
         if not force:
-            raise EditedError(f"{_shown(path)} was edited since `tclab release` wrote it")
+            raise EditedError(f"{_shown(path)} was edited after its release")
         backup = backup_path(path)
         backup.write_bytes(path.read_bytes())
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,12 +228,12 @@ def release_tree(labs: list[Lab], out_dir: Path, check: bool = False,
         now = state(lab, out, text)
         if now == EDITED and check:
             report.problems.append(
-                f"{_shown(path)}: edited since `tclab release` wrote it ({out.name}/ is the "
+                f"{_shown(path)}: edited after its release ({out.name}/ is the "
                 f"release, students work in a copy): {_workspace_hint(lab, path)}, then "
                 f"`git checkout {_shown(path)}` restores the release")
         elif now == EDITED and not force:
             report.problems.append(
-                f"{_shown(path)}: edited since `tclab release` wrote it, left as it is: "
+                f"{_shown(path)}: edited after its release, left as it is: "
                 f"{_workspace_hint(lab, path)}; or `tclab release --force` releases over it "
                 f"and keeps your copy beside it")
         elif now in (STALE, MISSING) and check:
