@@ -9,13 +9,18 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint release lab gpu-check clean
 
+# torch first, only the build this machine needs (scripts/install_torch.py): the CUDA build
+# from the configured index with an NVIDIA GPU; without one on Linux the CPU build from
+# PyTorch's CPU index (one line says so where that index does not answer and the configured
+# index serves instead); TCLAB_TORCH_BUILD=cpu or =cuda forces one. The CPU build asks for no
+# Triton: pyproject.toml's requirement picks it in the next line.
 # Byte-compiled by compileall on every core: pip compiles on one (53 s of the install on a
 # 2-core machine, 28 s this way). A few files ship for other Pythons and do not compile, as
 # under pip, so compileall's exit status is not the install's.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q --no-compile "$(TORCH)"
+	$(BIN)/python scripts/install_torch.py "$(TORCH)"
 	$(BIN)/pip install -q --no-compile -e ".[dev]"
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $(STAMP)
