@@ -18,40 +18,57 @@ from grader import grading, manifest, paths, release, runner, startup
 from grader.judge import profile
 from grader.judge.verdict import Grade
 
+# Dtypes as the table's narrow cells name them (the notes below it spell them out).
+_SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
-def _perf_cells(grade: Grade) -> tuple[str, str, str]:
-    """Rate, share of the roof (bytes) or multiple of torch (flops), ratio to the reference."""
+
+def _perf_cells(grade: Grade, mixed: bool) -> tuple[str, str, str]:
+    """Rate, share of the roof (bytes) or multiple of torch (flops), ratio to the reference.
+    `mixed`: bytes and flops exercises share the columns, so each cell carries its unit."""
     worst = grade.worst_perf
     if worst is None:
         return "-", "-", "-"
     p = worst.perf
     if "ratio" in p:
         verdict = "pass" if worst.status == "pass" else "[red]FAIL[/]"
-        dtype = f" ({worst.dtype})" if len(grade.perf) > 1 else ""
+        dtype = f" {_SHORT_DTYPE.get(worst.dtype, worst.dtype)}" if len(grade.perf) > 1 else ""
         if p.get("unit", "bytes") == "bytes":
             roof = f"{p['roof_pct']:.0f}%" if p.get("roof_pct") is not None else "-"
-            rate = f"{p['gbps']:.0f}"
+            rate = f"{p['gbps']:.0f}" + (" GB/s" if mixed else "")
         else:  # compute-bound: no copy roof; the multiple of its torch (a vendor library)
             roof = f"{p['x_torch']:.2f}x {p['torch_name']}" if p.get("x_torch") else "-"
-            rate = f"{p['gbps']:.1f} TFLOP/s"
+            rate = f"{p['gbps']:.{1 if p['gbps'] < 100 else 0}f}" + (" TFLOP/s" if mixed else "")
         return rate, roof, f"{p['ratio']:.2f}{dtype} {verdict}"
     if worst.status == "skipped":
         return "-", "-", worst.reason.removeprefix("skipped: ")
     return "-", "-", f"[red]{worst.status}[/]"
 
 
+def _correct_cell(grade: Grade) -> str:
+    if grade.correct:
+        return f"[green]{grade.passed}/{grade.total}[/]"
+    counted = f" {grade.passed}/{grade.total}" if grade.status == "fail" else ""
+    return f"[red]{grade.status}[/]{counted}"
+
+
 def _table(grades: list[Grade], device: str):
+    """Fits 110 columns with every cell whole (no outer frame; the longest exercise key, a
+    status and a rate with its unit still fit): without a measured rate anywhere (a CPU, or
+    nothing correct) the three perf columns fold into one that says why."""
     from rich.table import Table
 
-    table = Table(title=f"tclab check ({device})")
+    table = Table(title=f"tclab check ({device})", show_edge=False, pad_edge=False)
     units = {manifest.exercise(g.exercise).unit for g in grades} or {"bytes"}
-    rate, roof = {"bytes": ("GB/s", "% of roof"), "flops": ("TFLOP/s", "x torch")}[
-        units.pop()] if len(units) == 1 else ("GB/s | TFLOP/s", "% of roof | x torch")
-    for col in ("exercise", "impl", "cases", "correct", rate, roof, "ratio to ref"):
+    mixed = len(units) > 1
+    rate, roof = ("rate", "roof | torch") if mixed else \
+        {"bytes": ("GB/s", "% roof"), "flops": ("TFLOP/s", "x torch")}[units.pop()]
+    measured = any(g.worst_perf is not None and "ratio" in g.worst_perf.perf for g in grades)
+    perf_cols = (rate, roof, "vs ref") if measured else ("perf",)
+    for col in ("exercise", "impl", "correct", *perf_cols):
         table.add_column(col, no_wrap=True)
     for g in grades:
-        correct = "[green]yes[/]" if g.correct else f"[red]{g.status}[/]"
-        table.add_row(g.exercise, g.impl, f"{g.passed}/{g.total}", correct, *_perf_cells(g))
+        cells = _perf_cells(g, mixed)
+        table.add_row(g.exercise, g.impl, _correct_cell(g), *(cells if measured else cells[2:]))
     return table
 
 

@@ -64,3 +64,51 @@ def test_the_cli_and_a_task_do_not_build_the_iri_grammar_at_start():
         if got == {"plain": "False"}:
             pytest.skip("rfc3987_syntax is not installed here: nothing to skip")
     assert got == {"plain": "True", "task": "False", "cli": "False"}, got
+
+
+def _grade(key: str, impl: str, device: str, status: str = "pass", perf: dict | None = None,
+           dtypes=("float32",), passed: int = 10, total: int = 10):
+    from grader.judge.verdict import Grade, Verdict
+
+    checks = [Verdict("correctness", status, "why", key, impl, dtypes[0], device,
+                      passed=passed, total=total)]
+    skipped = "skipped: needs a GPU" if device == "cpu" else "skipped: not correct"
+    verdicts = [Verdict("perf", "skipped", skipped, key, impl, dt, device) if perf is None else
+                Verdict("perf", "pass" if perf["ratio"] >= 1 else "fail", "why", key, impl, dt,
+                        device, perf=dict(perf)) for dt in dtypes]
+    return Grade(key.split("/")[0], key, impl, device, checks=checks, perf=verdicts)
+
+
+def _rendered(grades, device: str) -> tuple[int, str]:
+    from rich.console import Console
+
+    console = Console(width=110, record=True)
+    table = cli._table(grades, device)
+    console.print(table)
+    return console.measure(table).maximum, console.export_text()
+
+
+def test_check_table_fits_110_columns_with_every_cell_whole():
+    """`make run` on a CPU (every exercise of every lab), and the widest cells a GPU run can
+    print: the longest exercise key, a stub's status, a compute-bound rate with its unit beside
+    a bandwidth one, a failed ratio with its dtype. rich cuts a cell that does not fit with
+    '…': the table printed `trit…` and `42/…` at 110 columns."""
+    keys = [ex.key for lab in manifest.registry().values() for ex in lab.exercises]
+    longest = max(keys, key=len)
+    cpu = [_grade(key, impl, "cpu") for key in keys for impl in ("triton", "cuda")]
+    bytes_perf = {"ratio": 0.81, "gbps": 4812.0, "roof_pct": 91.0}
+    flops_perf = {"ratio": 0.81, "gbps": 2250.0, "x_torch": 0.92, "torch_name": "cuBLAS",
+                  "unit": "flops"}
+    flops_key = next(k for k in keys if manifest.exercise(k).unit == "flops")
+    gpu = [_grade(longest, "triton", "gpu", perf=bytes_perf, dtypes=("float32", "bfloat16")),
+           _grade(flops_key, "triton", "gpu", perf=flops_perf, dtypes=("float16", "bfloat16")),
+           _grade(longest, "cuda", "gpu", status="not_implemented", passed=0, total=0),
+           _grade(keys[0], "cuda", "gpu", status="fail", passed=38, total=42)]
+    for device, grades, whole in (
+            ("cpu", cpu, [longest, "triton", "10/10", "needs a GPU"]),
+            ("gpu", gpu, [longest, "triton", "not_implemented", "2250 TFLOP/s", "4812 GB/s",
+                          "0.92x cuBLAS", "0.81 fp32 FAIL", "fail 38/42", "not correct"])):
+        width, text = _rendered(grades, device)
+        assert width <= 110 and "…" not in text, f"{device}: {width} columns:\n{text}"
+        for cell in whole:
+            assert cell in text, f"{device}: {cell!r} not whole in:\n{text}"
