@@ -182,7 +182,7 @@ def _write(lab: Lab, out_dir: Path, text: str, now: str, force: bool) -> Path | 
         return None
     if now == EDITED:
         if not force:
-            raise EditedError(f"{_shown(path)} was edited after its release")
+            raise EditedError(f"{shown(path)} was edited after its release")
         backup = backup_path(path)
         backup.write_bytes(path.read_bytes())
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,7 +192,12 @@ def _write(lab: Lab, out_dir: Path, text: str, now: str, force: bool) -> Path | 
     return backup
 
 
-def _shown(path: Path) -> str:
+def count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def shown(path: Path) -> str:
+    """`path` as messages name it: from the project's root where it lies inside."""
     path = Path(path)
     try:
         return str(path.relative_to(paths.ROOT))
@@ -204,10 +209,10 @@ def _workspace_hint(lab: Lab, path: Path) -> str:
     """Where a student's work in the release tree belongs: their working copy."""
     mine = lab.release_path(paths.WORKSPACE)
     if mine.exists() and mine.read_bytes() == path.read_bytes():
-        return f"your work is in {_shown(mine)} too"
+        return f"your work is in {shown(mine)} too"
     if mine.exists():
-        return f"bring your work into {_shown(mine)}, your working copy"
-    return f"move your work to {_shown(mine.parent)}/, where `make lab` opens it"
+        return f"bring your work into {shown(mine)}, your working copy"
+    return f"move your work to {shown(mine.parent)}/, where `make lab` opens it"
 
 
 @dataclass
@@ -228,12 +233,12 @@ def release_tree(labs: list[Lab], out_dir: Path, check: bool = False,
         now = state(lab, out, text)
         if now == EDITED and check:
             report.problems.append(
-                f"{_shown(path)}: edited after its release ({out.name}/ is the "
-                f"release, students work in a copy): {_workspace_hint(lab, path)}, then "
-                f"`git checkout {_shown(path)}` restores the release")
+                f"{shown(path)}: edited after its release ({out.name}/ is the release, "
+                f"students work in a copy): {_workspace_hint(lab, path)}; `git checkout "
+                f"{shown(path)}` then restores the release")
         elif now == EDITED and not force:
             report.problems.append(
-                f"{_shown(path)}: edited after its release, left as it is: "
+                f"{shown(path)}: edited after its release, left as it is: "
                 f"{_workspace_hint(lab, path)}; or `tclab release --force` releases over it "
                 f"and keeps your copy beside it")
         elif now in (STALE, MISSING) and check:
@@ -241,18 +246,18 @@ def release_tree(labs: list[Lab], out_dir: Path, check: bool = False,
         elif now != CURRENT and not check:
             backup = _write(lab, out, text, now, force)
             if backup is not None:
-                report.lines.append(f"{_shown(path)} was edited: your copy is {_shown(backup)}")
-            report.lines.append(f"wrote {_shown(path)}")
+                report.lines.append(f"{shown(path)} was edited: your copy is {shown(backup)}")
+            report.lines.append(f"wrote {shown(path)}")
             written += 1
     if stale_ids:
         report.problems.append(f"{out.name}/ is out of date for {', '.join(stale_ids)}: run "
                                f"`tclab release`")
     if check and not report.problems:
-        report.lines.append(f"{out.name}/ matches labs/: {len(labs)} labs, {len(labs)} "
-                            f"notebooks")
+        report.lines.append(f"{out.name}/ matches labs/: {count(len(labs), 'lab')}, "
+                            f"{count(len(labs), 'notebook')}")
     elif not check:
-        report.lines.append(f"{out.name}/: {len(labs)} labs, {written} written, "
-                            f"{len(labs) - written - len(report.problems)} unchanged"
-                            + (f", {len(report.problems)} edited and left as they are"
-                               if report.problems else ""))
+        edited = len(report.problems)
+        report.lines.append(f"{out.name}/: {count(len(labs), 'lab')}, {written} written, "
+                            f"{len(labs) - written - edited} unchanged"
+                            + (f", {edited} edited and left alone" if edited else ""))
     return report

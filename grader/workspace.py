@@ -17,19 +17,13 @@ import sys
 from pathlib import Path
 
 from grader import paths
+from grader.release import count, shown
 
 RECORD = ".tclab.json"
 
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.relative_to(paths.ROOT))
-    except ValueError:
-        return str(path)
 
 
 def _released(release: Path) -> dict[str, list[Path]]:
@@ -46,7 +40,7 @@ def sync(release: Path | None = None, workspace: Path | None = None) -> list[str
     """Bring `workspace` up to `release` without writing over a file; the lines to print."""
     release, workspace = Path(release or paths.EXERCISES), Path(workspace or paths.WORKSPACE)
     if not release.is_dir():
-        raise FileNotFoundError(f"{_shown(release)}: no release to copy from")
+        raise FileNotFoundError(f"{shown(release)}: no release to copy from")
     first = not workspace.exists()
     record_path = workspace / RECORD
     try:
@@ -71,7 +65,7 @@ def sync(release: Path | None = None, workspace: Path | None = None) -> list[str
                 if mine == data:
                     record[rel] = _sha(data)  # the student's copy is this release
                 elif rel in record and record[rel] != _sha(data):
-                    changed.append(f"{_shown(dest)}: a new release is at {_shown(src)}; your "
+                    changed.append(f"{shown(dest)}: a new release is at {shown(src)}; your "
                                    f"copy is as you left it (move it aside and run this again "
                                    f"for the new one)")
                 continue
@@ -79,14 +73,14 @@ def sync(release: Path | None = None, workspace: Path | None = None) -> list[str
             if lab not in new_labs:
                 new_files.append(rel)
     record_path.write_text(json.dumps({"copied": dict(sorted(record.items()))}, indent=1) + "\n")
-    where = f"{_shown(workspace)}/"
+    where = f"{shown(workspace)}/"
     if first:
-        head = f"{where}: made from {_shown(release)}/, {len(labs)} labs"
+        head = f"{where}: made from {shown(release)}/, {count(len(labs), 'lab')}"
     else:
         news = [f"{len(new_labs)} new ({', '.join(new_labs)})"] if new_labs else []
-        news += [f"{len(new_files)} new file{'s'[:len(new_files) != 1]} "
-                 f"({', '.join(new_files)})"] if new_files else []
-        head = f"{where}: {len(labs)} labs, " + (", ".join(news) or "nothing new")
+        news += [f"{count(len(new_files), 'new file')} ({', '.join(new_files)})"] \
+            if new_files else []
+        head = f"{where}: {count(len(labs), 'lab')}, " + (", ".join(news) or "nothing new")
     return [head, *changed]
 
 

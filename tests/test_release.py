@@ -118,7 +118,7 @@ def test_an_edited_notebook_is_left_with_one_line_and_exit_1(tmp_path, monkeypat
     (line,) = err.splitlines()
     assert str(path) in line and "edited" in line and "--force" in line, line
     assert f"workspace/{lab.id}" in line.replace(str(tmp_path) + "/", ""), line
-    assert "1 edited and left as they are" in out
+    assert "1 edited and left alone" in out
     assert list(path.parent.iterdir()) == [path], "no copy without --force"
 
 
@@ -153,7 +153,7 @@ def test_an_untouched_earlier_release_is_replaced(tmp_path, monkeypatch, capsys)
 def test_check_names_an_edit_and_never_advises_a_release(tmp_path, monkeypatch, capsys):
     lab, path = _released(tmp_path, monkeypatch)
     rc, out, err = _tclab_release(capsys, "--check")
-    assert (rc, err, out.strip()) == (0, "", "exercises/ matches labs/: 1 labs, 1 notebooks")
+    assert (rc, err, out.strip()) == (0, "", "exercises/ matches labs/: 1 lab, 1 notebook")
     _edit(path)
     mine = path.read_bytes()
     rc, out, err = _tclab_release(capsys, "--check")
