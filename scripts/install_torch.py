@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# The page pip reads first from that index.
+PROBE_URL = f"{CPU_INDEX}/torch/"
 # Long enough for a slow but working link (the answer is a few hundred bytes), short enough
 # that an unreachable index costs an install no more than this.
 PROBE_SECONDS = 3.0
@@ -64,7 +66,7 @@ def has_gpu() -> bool:
     return proc.returncode == 0 and "GPU" in proc.stdout
 
 
-def probe(url: str = CPU_INDEX, seconds: float = PROBE_SECONDS) -> str | None:
+def probe(url: str = PROBE_URL, seconds: float = PROBE_SECONDS) -> str | None:
     """None when the index answers within `seconds`, else why not, in a few words."""
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"),
@@ -96,7 +98,8 @@ def route(requirement: str, platform: str, force: str, gpu: Callable[[], bool],
     if error is None:
         return Route("cpu", f"{requirement}, CPU build, from {CPU_INDEX}")
     return Route("fallback", f"{CPU_INDEX} did not answer ({error}): {requirement} from "
-                             "the configured index instead, which on Linux is the CUDA build")
+                             "the configured index instead (PyPI's torch on Linux is the CUDA "
+                             "build)")
 
 
 def command(python: str, requirement: str, chosen: Route) -> list[str]:
