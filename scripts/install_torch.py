@@ -36,7 +36,7 @@ from pathlib import Path
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 # The page pip reads first from that index.
 PROBE_URL = f"{CPU_INDEX}/torch/"
-# Long enough for a slow but working link (the answer is a few hundred bytes), short enough
+# Long enough for a slow but working link (a HEAD request: headers only), short enough
 # that an unreachable index costs an install no more than this.
 PROBE_SECONDS = 3.0
 # Quiet like the rest of the install; --no-compile because the Makefile byte-compiles the
