@@ -37,16 +37,41 @@ _OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
 
 class CheckFailed(AssertionError):
-    """A failed check: its message is the whole story, no traceback needed."""
+    """A failed check: its message is the whole story, the student's own frames included."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for it (its hook for an exception's own display): the message
+        alone, without the test cell's frame and ours, which say nothing of the student's
+        code; the student's frames are in the message."""
+        return f"{type(self).__name__}: {self}".splitlines()
+
+
+def _cell_name(filename: str) -> str:
+    """A cell as IPython names it in tracebacks ("Cell In[3]"); a file by its name."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    try:
+        label = shell.compile.format_code_name(filename) if shell is not None else None
+    except AttributeError:  # an IPython without cell labels
+        label = None
+    return " ".join(label) if label else Path(filename).name
 
 
 def _describe(exc: BaseException) -> str:
     """The exception with the student's own frames only (their cells, not ours or libraries')."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if not f.filename.startswith(_OURS) and "site-packages" not in f.filename]
-    lines = [f"  {Path(f.filename).name}, line {f.lineno}, in {f.name}\n    "
+    lines = [f"  {_cell_name(f.filename)}, line {f.lineno}, in {f.name}\n    "
              f"{(f.line or '').strip()}" for f in frames]
     return "\n".join([*lines, *traceback.format_exception_only(exc)]).rstrip()
+
+
+def _story(reason: str, details: str) -> str:
+    """The reason, then the lines of the details that do not repeat it: a wrong result's
+    details open with the reason, an exception's end with the line the reason begins with."""
+    said = [line for line in details.rstrip().splitlines()
+            if not (line.strip() and not line[0].isspace() and reason.startswith(line.strip()))]
+    return "\n".join([reason, *said]).rstrip()
 
 
 def _cell_sources(launcher) -> dict[str, str]:
@@ -216,8 +241,7 @@ def check(lab_id: str, impl: str, launcher, suite: str = "public",
     found = verdicts(lab_id, impl, launcher, suite, exercise)
     bad = next((v for v in found if not v.ok), None)
     if bad is not None:
-        details = bad.details if bad.details and bad.details.strip() != bad.reason else ""
-        raise CheckFailed(f"{bad.reason}\n{details}".rstrip())
+        raise CheckFailed(_story(bad.reason, bad.details))
     passed = sum(v.passed for v in found)
     how = f"{device}, Triton interpreter" if impl == "triton" and device == "cpu" else device
     dtypes = f" in {', '.join(ex.dtypes)}" if len(ex.dtypes) > 1 else ""

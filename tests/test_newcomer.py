@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from grader import cli, manifest, paths
 from grader.course import autograde
 
@@ -112,3 +116,67 @@ def test_check_table_fits_110_columns_with_every_cell_whole():
         assert width <= 110 and "…" not in text, f"{device}: {width} columns:\n{text}"
         for cell in whole:
             assert cell in text, f"{device}: {cell!r} not whole in:\n{text}"
+
+
+def _lab01_variant(tmp_path, old: str, new: str):
+    """lab01's solution notebook with one edit, as a student's kernel has its cells."""
+    from test_notebook import launcher_from
+
+    lab = manifest.get("lab01")
+    text = lab.source.read_text()
+    assert text.count(old) == 1, old
+    path = tmp_path / lab.source.name
+    path.write_text(text.replace(old, new))
+    return launcher_from(lab.id, "triton", path)
+
+
+def test_a_wrong_result_is_told_once(tmp_path):
+    """The reason opens the details of a wrong result: the message said its first line twice."""
+    from grader.notebook import CheckFailed, check
+
+    lab, launcher = _lab01_variant(tmp_path, "(x + y)", "(x - y)")
+    with pytest.raises(CheckFailed) as info:
+        check(lab.id, "triton", launcher)
+    lines = str(info.value).splitlines()
+    assert "elements differ" in lines[0] and "got" in lines[1], lines
+    assert len(set(lines)) == len(lines), lines
+    assert info.value._render_traceback_() == [f"CheckFailed: {lines[0]}", *lines[1:]]
+
+
+RAISES = "def helper(n):\n    return 1 / (n - n)\n\n\ndef vector_add_triton("
+
+
+@pytest.mark.slow
+def test_a_students_exception_shows_their_frames_once_in_the_kernel(tmp_path):
+    """In JupyterLab a launcher that raises showed the test cell's frame, check()'s own source
+    lines, and the exception line twice. Now: the student's frames, named as IPython names
+    cells, and the exception once, in a fresh kernel as a student runs the notebook."""
+    import re
+
+    from nbclient import NotebookClient
+
+    from grader import release
+
+    nb = release.source_notebook(manifest.get("lab01"))
+    cells = []
+    for cell in (c for c in nb.cells if c.cell_type == "code"):
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid == "vector_add_triton":
+            cell.source = cell.source.replace("def vector_add_triton(", RAISES, 1).replace(
+                "    n = out.numel()\n", "    n = out.numel()\n    helper(n)\n", 1)
+            assert "helper(n)\n" in cell.source
+        cells.append(cell)
+        if gid == "test_triton":
+            break
+    nb.cells = cells
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TCLAB_DEVICE")}
+    NotebookClient(nb, kernel_name="python3", timeout=300, allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute(env=env)
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert [o.ename for o in errors] == ["CheckFailed"], errors
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(errors[0].traceback))
+    assert "ZeroDivisionError: division by zero on [n=1" in shown, shown
+    assert shown.count("ZeroDivisionError") == 1, shown
+    assert re.search(r"Cell In\[\d+\], line \d+, in helper\n +return 1 / \(n - n\)", shown), shown
+    assert "notebook.py" not in shown and "raise CheckFailed" not in shown, shown
+    assert "check(LAB" not in shown, shown
