@@ -137,6 +137,16 @@ def as_released(text: str) -> bool:
     return bool(sep) and hashlib.sha256(blank.encode()).hexdigest() == digest
 
 
+def release_id(data: bytes) -> str:
+    """Which release a file came from: a notebook's stamp (kept through the student's edits and
+    Jupyter's saves), else the SHA-256 of its bytes."""
+    try:
+        stamp = json.loads(data)["metadata"][STAMP_KEY]
+    except (ValueError, KeyError, TypeError):
+        stamp = None
+    return stamp if isinstance(stamp, str) and stamp else hashlib.sha256(data).hexdigest()
+
+
 def state(lab: Lab, out_dir: Path, text: str | None = None) -> str:
     """CURRENT (what a release writes now), MISSING, STALE (an earlier release, untouched since)
     or EDITED (changed after its release). `text`: the release's, when already rendered."""

@@ -4,26 +4,21 @@
 
 Copies every file of each released lab folder that the workspace does not have yet (a lab
 released later arrives on the next run; a file the student deleted comes back as released) and
-never writes over a file that is there. `workspace/.tclab.json` records the SHA-256 of each file
-as copied, so a release that changed since is named, with where the new one is, while the
-student's copy stays as it is.
+never writes over a file that is there. `workspace/.tclab.json` records which release each file
+was copied from (`release.release_id`: a notebook's stamp), so a release that changed since is
+named, with where the new one is, while the student's copy stays as it is.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 from grader import paths
-from grader.release import count, shown
+from grader.release import count, release_id, shown
 
 RECORD = ".tclab.json"
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _released(release: Path) -> dict[str, list[Path]]:
@@ -61,15 +56,14 @@ def sync(release: Path | None = None, workspace: Path | None = None) -> list[str
                 with open(dest, "xb") as out:  # "x": never over a file that is there
                     out.write(data)
             except FileExistsError:
-                mine = dest.read_bytes()
-                if mine == data:
-                    record[rel] = _sha(data)  # the student's copy is this release
-                elif rel in record and record[rel] != _sha(data):
+                if dest.read_bytes() == data:
+                    record[rel] = release_id(data)  # the student's copy is this release
+                elif rel in record and record[rel] != release_id(data):
                     changed.append(f"{shown(dest)}: a new release is at {shown(src)}; your "
                                    f"copy is as you left it (move it aside and run this again "
                                    f"for the new one)")
                 continue
-            record[rel] = _sha(data)
+            record[rel] = release_id(data)
             if lab not in new_labs:
                 new_files.append(rel)
     record_path.write_text(json.dumps({"copied": dict(sorted(record.items()))}, indent=1) + "\n")

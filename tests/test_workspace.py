@@ -94,6 +94,18 @@ def test_a_changed_release_is_named_and_the_copy_kept(trees, edited):
     assert workspace.sync(ex, ws) == [f"{ws}/: {len(manifest.registry())} labs, nothing new"]
 
 
+def test_work_brought_from_an_edited_release_is_no_new_release(trees):
+    """A student who filled exercises/ in place: the first use copies their work, and the
+    release put back (`git checkout`) is the release they copied, not a new one."""
+    ex, ws = trees
+    released = (ex / LAB01).read_bytes()
+    mine = _edit(ex / LAB01)
+    workspace.sync(ex, ws)
+    assert (ws / LAB01).read_bytes() == mine
+    (ex / LAB01).write_bytes(released)
+    assert workspace.sync(ex, ws) == [f"{ws}/: {len(manifest.registry())} labs, nothing new"]
+
+
 def _run(clone: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items()
            if k not in ("TRITON_INTERPRET", "TCLAB_WORKSPACE")}
