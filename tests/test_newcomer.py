@@ -180,3 +180,17 @@ def test_a_students_exception_shows_their_frames_once_in_the_kernel(tmp_path):
     assert re.search(r"Cell In\[\d+\], line \d+, in helper\n +return 1 / \(n - n\)", shown), shown
     assert "notebook.py" not in shown and "raise CheckFailed" not in shown, shown
     assert "check(LAB" not in shown, shown
+
+
+def test_bench_without_a_gpu_prints_one_short_line(monkeypatch, capsys):
+    """It printed two paragraphs (what the profiler and the timing would show) per cell."""
+    from grader import notebook
+
+    monkeypatch.setattr(notebook.dev, "resolve", lambda *args: "cpu")
+
+    def vector_add_triton(x, y, out):  # bench finds the exercise by the launcher's name
+        raise AssertionError("bench ran the launcher without a GPU")
+
+    assert notebook.bench("lab01", "triton", vector_add_triton) is None
+    out = capsys.readouterr().out
+    assert out == "lab01_vector_add triton bench: skipped: needs a GPU\n", out
