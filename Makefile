@@ -3,7 +3,8 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# torch 2.13.0: the CPU build is enough without a GPU; on a GPU machine use environment.yml.
+# torch 2.13.0, the build scripts/install_torch.py picks (below); pycuda and nvcc come with the
+# conda route (environment.yml) on a GPU machine.
 TORCH ?= torch==2.13.0
 STAMP := $(VENV)/.installed
 
