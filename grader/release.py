@@ -262,12 +262,7 @@ def release_tree(labs: list[Lab], out_dir: Path, check: bool = False,
     if stale_ids:
         report.problems.append(f"{out.name}/ is out of date for {', '.join(stale_ids)}: run "
                                f"`tclab release`")
-    if check and not report.problems:
+    if not report.problems and written == 0:
         report.lines.append(f"{out.name}/ matches labs/: {count(len(labs), 'lab')}, "
                             f"{count(len(labs), 'notebook')}")
-    elif not check:
-        edited = len(report.problems)
-        report.lines.append(f"{out.name}/: {count(len(labs), 'lab')}, {written} written, "
-                            f"{len(labs) - written - edited} unchanged"
-                            + (f", {edited} edited and left alone" if edited else ""))
     return report
