@@ -98,10 +98,19 @@ def test_near_bar_only_just_below_it():
 def test_each_dtype_is_decided_on_its_own_bytes():
     """16-bit moves half the bytes: the same time is half the GB/s, and the physics floor is
     half as long (0.38 ms), so 0.5 ms is possible in float16 and impossible in float32."""
-    assert decide(message(0.5, 0.5)).status == "impossible"
+    assert decide(message(0.5, 0.82)).status == "impossible"
     half = decide(message(0.5, 0.5, dtype="float16"), dtype="float16")
     assert half.status == "pass" and half.perf["gbps"] == pytest.approx(
         3 * 2**28 * 2 / 0.5e6)
+
+
+def test_a_reference_faster_than_the_roof_moves_the_floor():
+    """Where the reference itself beats the copy roof (its output still in the L2 when the
+    timer stops), a student as fast passes; one twice as fast as the reference is still
+    impossible."""
+    assert decide(message(0.72, 0.72)).status == "pass"  # 0.72 ms: 107% of the roof
+    assert decide(message(0.36, 0.72)).status == "impossible"
+    assert decide(message(0.72, 0.82)).status == "impossible"  # the control: floor ~0.77 ms
 
 
 def test_remeasured_rounds_are_decided_together():
