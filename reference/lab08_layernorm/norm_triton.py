@@ -36,8 +36,8 @@ import triton.language as tl
 # it), 1 to 16. A 16-bit row holds half the bytes per value, and may want more values per
 # thread. Start: lab07's softmax sweep on an H200 (4 warps up to 2048 columns, 16 at 16384:
 # docs/perf.md), and this lab's Triton solutions, 4 warps at 4096 columns and 8 at 5120 (32
-# values a thread), which measured 1.05-1.19x the reference at 16 (docs/perf.md, "Labs 08 and
-# 10").
+# values a thread), which measured 1.05-1.19x the reference at 16 (docs/perf.md, "Launch
+# constants: how they were chosen").
 ELEMS_PER_THREAD = 32  # swept on an H200 (2026-12-01), docs/perf.md
 ELEMS_PER_THREAD_BF16 = 32  # swept on an H200 (2026-12-01), docs/perf.md
 # SPLIT: rows of one program each, not a power of two, held as a head and a tail block (above)
