@@ -1,6 +1,6 @@
 """`tclab`: check submissions, scaffold and release labs.
 
-    tclab check [LAB ...] [--submission solutions|exercises|PATH] [--device auto|cpu|gpu] [-v]
+    tclab check [LAB ...] [--submission workspace|exercises|solutions|PATH] [--device ...] [-v]
     tclab new labNN_<op>
     tclab release [--check]
 """
@@ -95,6 +95,7 @@ def cmd_check(args) -> int:
     device = dev.resolve(args.device)
     dev.use(device)
     labs = manifest.select(args.labs)
+    submission = args.submission or grading.default_submission()
     grades: list[Grade] = []
     jobs = [(lab, ex, impl) for lab in labs for ex in lab.exercises for impl in ex.impls]
     # One submitter: a worker server serves every check (runner.session).
@@ -104,7 +105,7 @@ def cmd_check(args) -> int:
             progress.update(task, description=f"{ex.key} {impl}")
             started, before = time.monotonic(), len(grades)
             try:
-                path = grading.resolve_submission(lab, args.submission)
+                path = grading.resolve_submission(lab, submission)
             except ValueError as exc:
                 grades.append(grading.unreadable(ex, impl, device, exc))
             else:
@@ -174,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check", help="grade submissions: correctness, then bandwidth on a GPU")
     p.add_argument("labs", nargs="*", help="lab ids or prefixes (default: all)")
     p.add_argument("--all", action="store_true", help="every lab (the default)")
-    p.add_argument("--submission", default="exercises",
-                   help="solutions | exercises | a notebook or a folder of them")
+    p.add_argument("--submission", default=None,
+                   help="workspace (your working copy) | exercises (the release) | solutions | "
+                        "a notebook or a folder of them (default: workspace/ where it exists, "
+                        "else exercises/)")
     p.add_argument("--device", choices=dev.CHOICES, default=None)
     p.add_argument("--timeout", type=float, default=None, help="seconds per check")
     p.add_argument("--results", default="results/results.json")

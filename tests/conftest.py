@@ -1,18 +1,39 @@
 """Shared pytest options and markers.
 
-    pytest -k lab01                          # your notebook in exercises/ (the default)
+    pytest -k lab01                          # your notebook: workspace/ where you have one,
+                                             # else the release in exercises/
     pytest -k lab01 --submission solutions   # the lab's own solution cells
     pytest --submission path/to/my.ipynb -k lab01
+
+A `-k` that names a lab id selects the student's tests (tests/test_labs.py) of that lab only.
+The maintainers' tests of a lab (its corpus controls, notebook runs, references, profiles) are
+selected with their marker or a path:
+
+    pytest -m corpus -k lab13                # lab13's negative controls (tests/corpus/lab13_*)
+    pytest -m maintainer -k lab13            # every maintainers' test of lab13
+    pytest tests/test_corpus.py -k lab13     # the same controls, by path
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+
+# The student's tests: their notebook, graded as `tclab check` grades it. Every other test
+# file is the maintainers'.
+STUDENT_TESTS = "test_labs.py"
+CORPUS = Path(__file__).parent / "corpus"
+MAINTAINER_MARKERS = ("maintainer", "corpus")
+LAB_ID = re.compile(r"lab\d\d")
+_NARROWED = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser):
-    parser.addoption("--submission", default="exercises",
-                     help="solutions | exercises | a notebook or folder (default: exercises)")
+    parser.addoption("--submission", default=None,
+                     help="workspace | exercises | solutions | a notebook or folder (default: "
+                          "workspace/, your working copy, where it exists, else exercises/)")
     parser.addoption("--device", default=None, choices=("auto", "cpu", "gpu"),
                      help="where kernels run (default: TCLAB_DEVICE or auto)")
 
@@ -26,13 +47,64 @@ def _has_gpu() -> bool:
         return False
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "maintainer: a maintainers' test (every test outside "
+                            f"tests/{STUDENT_TESTS}), marked at collection")
+    config.addinivalue_line("markers", "corpus: a negative or positive control of "
+                            "tests/corpus/, marked at collection with its lab id as a keyword")
+
+
+def _corpus_lab(item) -> str | None:
+    """The lab id of the tests/corpus/ control an item is parametrized with, if any."""
+    for value in getattr(getattr(item, "callspec", None), "params", {}).values():
+        if isinstance(value, Path) and value.parent.parent == CORPUS:
+            return value.parent.name
+    return None
+
+
+def _named_paths(config) -> bool:
+    """Whether the command line named test paths other than the default `testpaths`."""
+    here = config.invocation_params.dir
+    default = {(config.rootpath / p).resolve() for p in config.getini("testpaths")}
+    return any((here / arg.split("::")[0]).resolve() not in default for arg in config.args)
+
+
+def student_only(config) -> bool:
+    """`-k` names a lab and neither a maintainers' marker nor a path was given: the student's
+    command for their own notebook."""
+    return bool(LAB_ID.search(config.getoption("keyword") or "")) and \
+        not any(m in (config.getoption("markexpr") or "") for m in MAINTAINER_MARKERS) and \
+        not _named_paths(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-k` and `-m` deselect: they read these marks
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name != STUDENT_TESTS:
+            item.add_marker("maintainer")
+        lab = _corpus_lab(item)
+        if lab:
+            item.add_marker("corpus")
+            item.extra_keyword_matches.add(lab)  # `-m corpus -k lab13`: ids name the op only
+    if student_only(config):
+        theirs = [item for item in items if item.get_closest_marker("maintainer")]
+        if theirs:
+            config.hook.pytest_deselected(items=theirs)
+            items[:] = [item for item in items if not item.get_closest_marker("maintainer")]
+            config.stash[_NARROWED] = True
     if _has_gpu():
         return
     skip = pytest.mark.skip(reason="skipped: needs a GPU")
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_report_collectionfinish(config, start_path, items):
+    if config.stash.get(_NARROWED, False):
+        return ("-k names a lab: the student's tests only (tests/test_labs.py); the maintainers' "
+                "tests of a lab: add -m maintainer (-m corpus for its controls) or a path")
+    return None
 
 
 @pytest.fixture(scope="session")
@@ -44,9 +116,17 @@ def device(request):
     return chosen
 
 
+def chosen_submission(config) -> str:
+    """`--submission`, else what `tclab check` grades when not told (the working copy, else the
+    release)."""
+    from grader import grading
+
+    return config.getoption("--submission") or grading.default_submission()
+
+
 @pytest.fixture(scope="session")
 def submission_choice(request):
-    return request.config.getoption("--submission")
+    return chosen_submission(request.config)
 
 
 @pytest.fixture(scope="module")

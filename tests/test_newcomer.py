@@ -194,3 +194,86 @@ def test_bench_without_a_gpu_prints_one_short_line(monkeypatch, capsys):
     assert notebook.bench("lab01", "triton", vector_add_triton) is None
     out = capsys.readouterr().out
     assert out == "lab01_vector_add triton bench: skipped: needs a GPU\n", out
+
+
+def test_check_and_pytest_grade_the_working_copy_by_default(monkeypatch, tmp_path):
+    """`tclab check` and `pytest -k labNN` graded exercises/ (the release) even where the
+    student works in workspace/, their own copy: they were told 'a stub left' of a notebook
+    they had filled in."""
+    from types import SimpleNamespace
+
+    from conftest import chosen_submission
+
+    from grader import grading
+
+    lab = manifest.get("lab01")
+    mine = lab.release_path(tmp_path / "workspace")
+    monkeypatch.setattr(paths, "WORKSPACE", tmp_path / "workspace")
+    seen = []
+    monkeypatch.setattr(grading, "grade_notebook",
+                        lambda lab, path, *args, **kw: seen.append(path) or [])
+    unset = SimpleNamespace(getoption=lambda name: None)
+    for present, want in ((False, lab.exercise_path), (True, mine)):
+        if present:
+            mine.parent.mkdir(parents=True)
+            mine.write_text("{}")
+        seen.clear()
+        assert cli.main(["check", "lab01", "--results", str(tmp_path / "r.json")]) == 0
+        assert seen and set(seen) == {want}, seen
+        assert grading.resolve_submission(lab, chosen_submission(unset)) == want
+
+
+def _config(keyword: str = "", markexpr: str = "not bench", args=("tests",)):
+    from types import SimpleNamespace
+
+    options = {"keyword": keyword, "markexpr": markexpr}
+    return SimpleNamespace(getoption=options.get, args=list(args), rootpath=paths.ROOT,
+                           invocation_params=SimpleNamespace(dir=paths.ROOT),
+                           getini=lambda name: ["tests"])
+
+
+def test_k_with_a_lab_id_is_the_students_command_unless_a_maintainer_marker_or_path():
+    from conftest import student_only
+
+    assert student_only(_config("lab03"))
+    assert student_only(_config("lab03 and relu", args=[str(paths.ROOT / "tests")]))
+    assert not student_only(_config("relu"))  # no lab named: every test that matches
+    assert not student_only(_config("lab13", markexpr="corpus"))
+    assert not student_only(_config("lab13", markexpr="maintainer and not slow"))
+    assert not student_only(_config("lab03", args=["tests/test_corpus.py"]))
+
+
+def test_a_new_labs_corpus_controls_carry_its_lab_id(tmp_path):
+    """Control ids name the op (`vector_add-triton_stub`), so `-k lab13` never found a new
+    lab's controls: collection gives each the keyword of its folder."""
+    from types import SimpleNamespace
+
+    import conftest
+
+    control = conftest.CORPUS / "lab13_row_sum" / "triton_stub.py"
+    item = SimpleNamespace(callspec=SimpleNamespace(params={"path": control}))
+    assert conftest._corpus_lab(item) == "lab13_row_sum"
+    other = SimpleNamespace(callspec=SimpleNamespace(params={"path": tmp_path / "lab13_x.py"}))
+    assert conftest._corpus_lab(other) is None and conftest._corpus_lab(object()) is None
+
+
+def _collected(*args: str) -> list[str]:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
+                           *args], capture_output=True, text=True, cwd=paths.ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return [line for line in proc.stdout.splitlines() if "::" in line]
+
+
+@pytest.mark.slow
+def test_pytest_k_lab_selects_the_students_tests_and_m_corpus_the_controls():
+    """`pytest -k lab03` collected the maintainers' tests of lab03 too (notebook runs,
+    references, profiles) and none of its corpus controls."""
+    students = _collected("-k", "lab03")
+    assert students and all(t.startswith("tests/test_labs.py::") and "lab03_" in t
+                            for t in students), students
+    controls = _collected("-m", "corpus", "-k", "lab03")
+    assert controls and all(t.startswith("tests/test_corpus.py::") and "[activations-" in t
+                            for t in controls), controls
