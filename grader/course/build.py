@@ -55,9 +55,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 c.CourseDirectory.root = HERE
 c.CourseDirectory.course_id = {course_id!r}
-# A course on one machine: the exchange lives in the course. On a JupyterHub, point this at
-# the shared exchange (nbgrader's default is /srv/nbgrader/exchange).
-c.Exchange.root = os.path.join(HERE, "exchange")
+# The exchange: TCLAB_EXCHANGE where set (on the course's JupyterHub, deploy/hub, every
+# server has it: /srv/nbgrader/exchange), else a folder inside the course.
+c.Exchange.root = os.environ.get("TCLAB_EXCHANGE") or os.path.join(HERE, "exchange")
 
 c.GenerateAssignment.preprocessors = [
     IncludeHeaderFooter,
