@@ -3,6 +3,7 @@
     tclab check [LAB ...] [--submission workspace|exercises|solutions|PATH] [--device ...] [-v]
     tclab new labNN_<op>
     tclab release [--check]
+    tclab course build|leakcheck|autograde ...      (the instructor's tools: nbgrader)
 """
 
 from __future__ import annotations
@@ -167,6 +168,12 @@ def cmd_release(args) -> int:
     return 1 if report.problems else 0
 
 
+def _no_course(args) -> int:
+    print("tclab course: the course tools need nbgrader: `pip install -e .[course]` (or the "
+          "README's conda route)", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     startup.skip_iri_grammar()
     parser = argparse.ArgumentParser(prog="tclab", description=__doc__,
@@ -179,9 +186,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="workspace (your working copy) | exercises (the release) | solutions | "
                         "a notebook or a folder of them (default: workspace/ where it exists, "
                         "else exercises/)")
-    p.add_argument("--device", choices=dev.CHOICES, default=None)
+    p.add_argument("--device", choices=dev.CHOICES, default=None,
+                   help="where kernels run (default: TCLAB_DEVICE or auto: the GPU if there is "
+                        "one)")
     p.add_argument("--timeout", type=float, default=None, help="seconds per check")
-    p.add_argument("--results", default="results/results.json")
+    p.add_argument("--results", default="results/results.json",
+                   help="the JSON file of every verdict (default: results/results.json)")
     p.add_argument("--plots", default="results", help="folder for the bandwidth plots (GPU)")
     p.add_argument("-v", "--verbose", action="store_true", help="print full failure details")
     p.set_defaults(func=cmd_check)
@@ -203,6 +213,11 @@ def main(argv: list[str] | None = None) -> int:
         course_cli = None
     if course_cli is not None:
         course_cli.add_parser(sub)
+    else:  # listed all the same: `tclab course` says what to install
+        p = sub.add_parser("course", help="nbgrader course: build, leakcheck, autograde "
+                           "(needs nbgrader)")
+        p.add_argument("rest", nargs=argparse.REMAINDER, help="the course command's arguments")
+        p.set_defaults(func=_no_course)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -277,3 +277,68 @@ def test_pytest_k_lab_selects_the_students_tests_and_m_corpus_the_controls():
     controls = _collected("-m", "corpus", "-k", "lab03")
     assert controls and all(t.startswith("tests/test_corpus.py::") and "[activations-" in t
                             for t in controls), controls
+
+
+def _parsers(monkeypatch):
+    """The `tclab` parser and every parser below it, by command path ("", "check", "course
+    build", ...), as `tclab` builds them."""
+    import argparse
+
+    def caught(self, args=None, namespace=None):
+        raise _Parsed(self)
+
+    with monkeypatch.context() as patch, pytest.raises(_Parsed) as info:
+        patch.setattr(argparse.ArgumentParser, "parse_args", caught)
+        cli.main([])
+    found, todo = {}, [("", info.value.parser)]
+    while todo:
+        name, parser = todo.pop()
+        found[name] = parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [(f"{name} {sub}".strip(), p) for sub, p in action.choices.items()]
+    return found
+
+
+class _Parsed(Exception):
+    def __init__(self, parser):
+        self.parser = parser
+
+
+# Arguments without help in files of their own owners; each must still lack it (the test says
+# when one gets its help, so that it leaves this list).
+WITHOUT_HELP_ELSEWHERE = {("release", "labs"), ("course leakcheck", "dir"),
+                          ("course autograde", "dir")}
+
+
+def test_every_command_and_option_of_tclab_has_help(monkeypatch):
+    """`tclab --help` did not list `course` where nbgrader is missing, and `tclab check --help`
+    showed --device and --results without a word."""
+    import argparse
+
+    parsers = _parsers(monkeypatch)
+    assert {"check", "new", "release", "course", "course build", "course leakcheck",
+            "course autograde"} <= set(parsers), sorted(parsers)
+    missing = set()
+    for name, parser in parsers.items():
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                listed = {a.dest for a in action._choices_actions if a.help}
+                missing |= {(name, sub) for sub in action.choices if sub not in listed}
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                missing.add((name, action.dest))
+    assert missing == WITHOUT_HELP_ELSEWHERE, missing ^ WITHOUT_HELP_ELSEWHERE
+
+
+def test_tclab_lists_course_without_nbgrader_and_says_what_to_install(monkeypatch, capsys,
+                                                                      tmp_path):
+    import sys
+
+    import grader.course
+
+    monkeypatch.setitem(sys.modules, "grader.course.cli", None)  # import fails as without it
+    monkeypatch.delattr(grader.course, "cli", raising=False)
+    assert "course" in _parsers(monkeypatch)[""].format_help()
+    assert cli.main(["course", "build", str(tmp_path / "mycourse")]) == 2
+    assert not (tmp_path / "mycourse").exists()
+    assert "pip install -e .[course]" in capsys.readouterr().err
