@@ -342,3 +342,20 @@ def test_tclab_lists_course_without_nbgrader_and_says_what_to_install(monkeypatc
     assert cli.main(["course", "build", str(tmp_path / "mycourse")]) == 2
     assert not (tmp_path / "mycourse").exists()
     assert "pip install -e .[course]" in capsys.readouterr().err
+
+
+def test_autograde_table_says_why_perf_scores_0_on_a_cpu():
+    """A CPU-graded perf column read `0/2` with no word of why."""
+    from rich.console import Console
+
+    scores = {"test_triton": (3.0, 3.0), "perf_triton": (0.0, 2.0)}
+    outcome = autograde.Outcome("ada", status="graded", seconds=12.0, score=3, max_score=5,
+                                scores=scores)
+    shown = {}
+    for device in ("cpu", "gpu"):
+        console = Console(width=120, record=True)
+        console.print(autograde.table("lab01_vector_add", [outcome], device))
+        shown[device] = console.export_text()
+    assert "0/2 (no GPU)" in shown["cpu"] and "graded on a GPU only" in shown["cpu"]
+    assert "3/3 " in shown["cpu"] and "3/3 (no GPU)" not in shown["cpu"]
+    assert "0/2" in shown["gpu"] and "GPU" not in shown["gpu"]

@@ -456,7 +456,11 @@ def table(lab_id: str, outcomes: list[Outcome], device: str):
 
     cells = sorted({name for o in outcomes for name in o.scores},
                    key=lambda n: (not n.startswith("test_"), n))
-    t = Table(title=f"{lab_id}: scores from the nbgrader gradebook ({device})")
+    # Perf is graded on a GPU only: on the CPU every perf cell scores 0, and says why.
+    no_gpu = device != "gpu"
+    t = Table(title=f"{lab_id}: scores from the nbgrader gradebook ({device})",
+              caption="perf: 0 without a GPU (perf is graded on a GPU only)" if no_gpu and
+              any(c.startswith("perf_") for c in cells) else None)
     t.add_column("student", no_wrap=True)
     t.add_column("result", no_wrap=True)  # why a submission failed is printed below the table
     t.add_column("score", no_wrap=True, justify="right")
@@ -466,7 +470,8 @@ def table(lab_id: str, outcomes: list[Outcome], device: str):
     for o in outcomes:
         result = o.status if not o.problems else f"{o.status}, {len(o.problems)} problem(s)"
         score = "-" if o.score is None else f"{o.score:g}/{o.max_score:g}"
-        per_cell = [f"{o.scores[c][0]:g}/{o.scores[c][1]:g}" if c in o.scores and
-                    o.scores[c][0] is not None else "-" for c in cells]
+        per_cell = [f"{o.scores[c][0]:g}/{o.scores[c][1]:g}"
+                    + (" (no GPU)" if no_gpu and c.startswith("perf_") else "")
+                    if c in o.scores and o.scores[c][0] is not None else "-" for c in cells]
         t.add_row(o.student, result, score, *per_cell, f"{o.seconds:.0f}")
     return t
