@@ -113,6 +113,50 @@ def device_info() -> dict:
     return info
 
 
+# --- a shared GPU ------------------------------------------------------------------------------
+
+COMPUTE_APPS = ["nvidia-smi", "--query-compute-apps=pid,gpu_uuid", "--format=csv,noheader"]
+
+
+def _bare_uuid(uuid: str) -> str:
+    return uuid.strip().lower().removeprefix("gpu-")
+
+
+def others_computing(listing: str, gpu_uuid: str, me: int) -> int:
+    """How many other processes compute on this process's GPU, from the lines of
+    `COMPUTE_APPS` (`PID, GPU-UUID`). A MIG slice has a UUID of its own ("MIG-..."), which no
+    line names: its neighbours on the GPU do not share its SMs or its memory. In a container
+    nvidia-smi may list this process under the host's pid: where `me` is not listed, one
+    process on the GPU is taken to be this one."""
+    ours = _bare_uuid(gpu_uuid)
+    pids = [int(pid) for pid, _, uuid in (line.partition(",") for line in listing.splitlines())
+            if pid.strip().isdigit() and _bare_uuid(uuid) == ours]
+    return max(0, len(pids) - 1)  # this process, listed under `me` or not
+
+
+def shared_note() -> str:
+    """One line where other processes compute on this process's GPU: timings taken beside
+    them are indicative only. Empty where none do, or where nvidia-smi cannot tell (absent,
+    failing, slower than 5 s)."""
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which(COMPUTE_APPS[0]) is None:
+        return ""
+    try:
+        out = subprocess.run(COMPUTE_APPS, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    uuid = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "uuid", "")
+    n = others_computing(out.stdout, str(uuid), os.getpid()) if out.returncode == 0 else 0
+    if not n:
+        return ""
+    return (f"note: {n} other process{'es' if n > 1 else ''} compute{'' if n > 1 else 's'} on "
+            "this GPU: these numbers are indicative only (they share its SMs and its memory "
+            "bandwidth)")
+
+
 # --- the protocol ------------------------------------------------------------------------------
 
 def baseline_op(ex: Exercise):

@@ -273,6 +273,7 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
 
         fns["reference"] = reference.load(ex, impl)
     suite = "perf" if graded else "sweep"
+    shared = timing.shared_note()  # asked before the timed rounds, not beside them
     rows, messages = [], []
     for index, shape in enumerate(ex.shapes[suite]):
         times = timing.time_rounds(ex, shape, dtype, fns, timer, timing.ROUNDS["sweep"],
@@ -284,6 +285,8 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
         print(f"{ex.key} {impl} ({dtype}): copy roof {roof:.0f} GB/s")
     else:
         print(f"{ex.key} {impl} ({dtype}): compute-bound, TFLOP/s = {ex.work} / time")
+    if shared:
+        print(shared)
     for row in rows:
         if ex.unit == "bytes":
             print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.0f} GB/s  "
