@@ -64,8 +64,7 @@ def _params(files, timed: bool = False):
         # one xdist worker per control: its verdict and parity tests share one grading
         "path", [pytest.param(p, marks=[*_marks(p, timed), pytest.mark.xdist_group(p.stem)])
                  for p in files],
-        ids=[f"{p.parent.name[6:]}-{p.stem}" for p in files])  # no lab id: `pytest -k lab01`
-    # is the student's command for their own notebook
+        ids=[f"{p.parent.name}-{p.stem}" for p in files])  # `pytest -m corpus -k lab01`
 
 
 def _runnable(want: dict, device: str) -> None:
