@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--title", default=None, help="the lab's title (default: from the op)")
     p.set_defaults(func=cmd_new)
     p = sub.add_parser("release", help="regenerate exercises/ from labs/")
-    p.add_argument("labs", nargs="*")
+    p.add_argument("labs", nargs="*", help="lab ids or prefixes (default: all)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true",
                       help="fail if exercises/ is out of date or was edited; write nothing")

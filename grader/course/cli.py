@@ -117,11 +117,11 @@ def add_parser(sub) -> None:
     p.set_defaults(func=cmd_build)
     p = csub.add_parser("leakcheck", help="fail if DIR/release holds solutions, hidden tests, "
                         "reference code or any file but the notebooks")
-    p.add_argument("dir")
+    p.add_argument("dir", help="the course directory (tclab course build made it)")
     p.set_defaults(func=cmd_leakcheck)
     p = csub.add_parser("autograde", help="autograde every submission of LAB (scores from "
                         "checks run outside the notebook)")
-    p.add_argument("dir")
+    p.add_argument("dir", help="the course directory, with nbgrader's submitted/ collected")
     p.add_argument("lab", help="lab id or prefix, e.g. lab01")
     p.add_argument("--gpus", type=int, default=None,
                    help="workers, one per GPU (default: every visible GPU; 1 on the CPU)")
