@@ -12,6 +12,10 @@ selected with their marker or a path:
     pytest -m corpus -k lab13                # lab13's negative controls (tests/corpus/lab13_*)
     pytest -m maintainer -k lab13            # every maintainers' test of lab13
     pytest tests/test_corpus.py -k lab13     # the same controls, by path
+
+`make quick` (`pytest -m quick`) is the contributors' inner loop: the unit tests of the judge,
+the manifest, the wire, the CUDA CPU backend and the import rules, and one plainly wrong
+control per lab, graded end to end.
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ CORPUS = Path(__file__).parent / "corpus"
 MAINTAINER_MARKERS = ("maintainer", "corpus")
 LAB_ID = re.compile(r"lab\d\d")
 _NARROWED = pytest.StashKey[bool]()
+# `-m quick`: these files' tests that are neither slow nor GPU-only, and per lab one corpus
+# control whose verdict is a wrong result alone (status fail, no perf, no timeout, any device).
+QUICK_FILES = {"test_bench.py", "test_manifest.py", "test_wire.py", "test_cuda_backend.py",
+               "test_architecture.py", "test_install.py"}
+QUICK_CONTROL = "test_corpus_verdict"
 
 
 def pytest_addoption(parser):
@@ -52,6 +61,32 @@ def pytest_configure(config):
                             f"tests/{STUDENT_TESTS}), marked at collection")
     config.addinivalue_line("markers", "corpus: a negative or positive control of "
                             "tests/corpus/, marked at collection with its lab id as a keyword")
+    config.addinivalue_line("markers", "quick: the inner loop (`make quick`), marked at "
+                            "collection")
+
+
+def _plainly_wrong(control: Path) -> bool:
+    """A control whose header asks for a wrong result only: graded quickly on any device."""
+    head = {}
+    for line in control.read_text().splitlines():
+        if not line.startswith("# ") or ":" not in line:
+            break
+        key, _, value = line[2:].partition(":")
+        head.setdefault(key.strip(), value.strip())
+    return head.get("status") == "fail" and not {"perf", "timeout", "device", "parity"} & set(head)
+
+
+def _mark_quick(items) -> None:
+    labs = set()
+    for item in items:
+        slow = item.get_closest_marker("slow") or item.get_closest_marker("gpu")
+        if item.path.name in QUICK_FILES and not slow:
+            item.add_marker("quick")
+        lab = _corpus_lab(item)
+        if lab and lab not in labs and item.originalname == QUICK_CONTROL and not slow \
+                and _plainly_wrong(item.callspec.params["path"]):
+            labs.add(lab)
+            item.add_marker("quick")
 
 
 def _corpus_lab(item) -> str | None:
@@ -85,7 +120,8 @@ def pytest_collection_modifyitems(config, items):
         lab = _corpus_lab(item)
         if lab:
             item.add_marker("corpus")
-            item.extra_keyword_matches.add(lab)  # `-m corpus -k lab13`: ids name the op only
+            item.extra_keyword_matches.add(lab)  # `-m corpus -k lab13`
+    _mark_quick(sorted(items, key=lambda item: item.nodeid))
     if student_only(config):
         theirs = [item for item in items if item.get_closest_marker("maintainer")]
         if theirs:
