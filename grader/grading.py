@@ -203,9 +203,7 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
     p = prepared[1 if len(prepared) > 2 else 0]
     tool = shutil.which(memcheck.SANITIZER)
     if tool is None:
-        return Verdict(check="memcheck", status="skipped", exercise=ex.key, impl=impl,
-                       dtype=dtype, device="gpu", reason=f"skipped: {memcheck.SANITIZER} "
-                       "not found")
+        return memcheck.no_sanitizer(ex, impl, dtype)
     case = dataclasses.replace(p, case=check.Case(p.case.suite, 0, p.case.shape, dtype,
                                                   p.case.seed))
     own = runner.current()
@@ -327,17 +325,9 @@ def perf_check(ex: Exercise, impl: str, sources: dict[str, str], timeout: float 
     try:
         first = measure(ex, impl, sources, timeout, True, list(ex.perf_dtypes))
     except ReferenceFailed as exc:
-        return [Verdict(check="perf", status="error", reason=str(exc).splitlines()[0],
-                        exercise=ex.key, impl=impl, dtype=dt, device="gpu", details=str(exc))
-                for dt in ex.perf_dtypes]
+        return perf.reference_failed(ex, impl, str(exc))
     if first.error is not None or first.timed_out:
-        err = first.error
-        reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
-            f"killed after {first.timeout:g} s"
-        status = "timeout" if err is None else correctness.status_of(err.kind)
-        return [Verdict(check="perf", status=status, reason=reason, exercise=ex.key, impl=impl,
-                        dtype=dt, device="gpu", details=err.message if err else first.output,
-                        seconds=first.seconds) for dt in ex.perf_dtypes]
+        return perf.run_failed(ex, impl, first)
     verdicts = []
     for dtype in ex.perf_dtypes:
         verdict = perf.decide(ex, impl, dtype, first.messages, roof, info)
@@ -474,9 +464,7 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
     elif not grade.correct:
         skipped = "skipped: not correct"
     if skipped:
-        grade.perf = [Verdict(check="perf", status="skipped", reason=skipped, exercise=ex.key,
-                              impl=grade.impl, dtype=dt, device=grade.device)
-                      for dt in ex.perf_dtypes]
+        grade.perf = perf.not_measured(ex, grade.impl, grade.device, skipped)
         return grade
     from grader.judge import profile
 
@@ -567,15 +555,12 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
 
 
 def unreadable(ex: Exercise, impl: str, device: str, error: submission.SubmissionError,
-               perf: bool = True) -> Grade:
+               with_perf: bool = True) -> Grade:
     """The grade of a submission that could not be read: one clean verdict, no crash."""
     grade = Grade(ex.lab_id, ex.key, impl, device)
-    grade.checks.append(Verdict(check="correctness", status=error.status, reason=str(error),
-                                exercise=ex.key, impl=impl, device=device))
-    if perf:
-        grade.perf = [Verdict(check="perf", status="skipped", reason="skipped: not correct",
-                              exercise=ex.key, impl=impl, dtype=dt, device=device)
-                      for dt in ex.perf_dtypes]
+    grade.checks.append(correctness.unreadable(ex, impl, device, error.status, str(error)))
+    if with_perf:
+        grade.perf = perf.not_measured(ex, impl, device, "skipped: not correct")
     return grade
 
 

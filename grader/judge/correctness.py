@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import torch
 
 from grader import check
-from grader.judge.verdict import Message, Outcome, Verdict
+from grader.judge.verdict import Message, Outcome, Verdict, status_of
 from grader.manifest import Exercise
 
 
@@ -246,13 +246,6 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
                        "pass" if problem is None else status, problem, msg.seconds)
 
 
-def status_of(kind: str) -> str:
-    """A verdict's status for an error a worker reported (`Message.kind`)."""
-    status = {"host_compute": "fallback", "host_died": "crash"}.get(kind, kind)
-    return status if status in ("not_implemented", "compile_error", "memory_error",
-                                "fallback", "crash") else "exception"
-
-
 def _first_error_line(message: str) -> str:
     """The compiler's first diagnostic (`kernel.cu:5:36: error: ...`), else the last line.
     Read from the last exception of a chain: ours, whose diagnostics are already rewritten
@@ -307,3 +300,10 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
                        f"on [{shape}]", details=outcome.output, **base)
     return Verdict(status="pass", reason=f"{passed}/{len(prepared)} {suite} shapes correct",
                    **base)
+
+
+def unreadable(ex: Exercise, impl: str, device: str, status: str, reason: str) -> Verdict:
+    """The verdict of a submission whose cells could not be read (`status`: "unreadable", or
+    "missing" for a solution cell that is not there): nothing ran."""
+    return Verdict(check="correctness", status=status, reason=reason, exercise=ex.key,
+                   impl=impl, device=device)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from grader.judge.verdict import Outcome, Verdict
+from grader.judge.verdict import Outcome, Verdict, skipped, status_of
 from grader.manifest import Exercise
 
 SANITIZER = "compute-sanitizer"
@@ -58,11 +58,14 @@ def decide(ex: Exercise, impl: str, dtype: str, shape: dict, outcome: Outcome,
                        details=outcome.output, **base)
     if outcome.error is not None:
         last = outcome.error.message.strip().splitlines()[-1:] or [outcome.error.kind]
-        status = outcome.error.kind if outcome.error.kind in ("compile_error", "not_implemented",
-                                                              "memory_error") else "exception"
-        return Verdict(status=status, reason=f"under {SANITIZER}: {last[0]}",
+        return Verdict(status=status_of(outcome.error.kind), reason=f"under {SANITIZER}: {last[0]}",
                        details=outcome.error.message, **base)
     if outcome.timed_out:
         return Verdict(status="timeout", reason=f"under {SANITIZER}: killed after "
                        f"{outcome.timeout:g} s on [{where}]", **base)
     return Verdict(status="pass", reason=f"{check}: nothing found on [{where}]", **base)
+
+
+def no_sanitizer(ex: Exercise, impl: str, dtype: str) -> Verdict:
+    """Memcheck where this machine has no compute-sanitizer: skipped, and said so."""
+    return skipped("memcheck", f"skipped: {SANITIZER} not found", ex.key, impl, dtype, "gpu")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from grader import bench, check
-from grader.judge.verdict import Message, Verdict
+from grader.judge.verdict import Message, Outcome, Verdict, skipped, status_of
 from grader.manifest import IMPL_WORDS, Exercise
 from grader.trace import trace
 
@@ -92,6 +92,30 @@ def measure(ex: Exercise, impl: str, calls, role: str, timer, plan: dict,
                          times=times, refused=refused))
             if refused:
                 return
+
+
+def not_measured(ex: Exercise, impl: str, device: str, reason: str) -> list[Verdict]:
+    """One skipped perf verdict per benchmarked dtype: no GPU here, or nothing correct to
+    time (`reason`, "skipped: ...")."""
+    return [skipped("perf", reason, ex.key, impl, dtype, device) for dtype in ex.perf_dtypes]
+
+
+def reference_failed(ex: Exercise, impl: str, message: str) -> list[Verdict]:
+    """The hidden reference could not be timed: the grader's error, in every perf dtype."""
+    return [Verdict(check="perf", status="error", reason=message.splitlines()[0],
+                    exercise=ex.key, impl=impl, dtype=dtype, device="gpu", details=message)
+            for dtype in ex.perf_dtypes]
+
+
+def run_failed(ex: Exercise, impl: str, outcome: Outcome) -> list[Verdict]:
+    """The student's timed run ended in an error or was killed: that, in every perf dtype."""
+    err = outcome.error
+    reason = (err.summary or err.message.strip().splitlines()[-1]) if err else \
+        f"killed after {outcome.timeout:g} s"
+    status = "timeout" if err is None else status_of(err.kind)
+    return [Verdict(check="perf", status=status, reason=reason, exercise=ex.key, impl=impl,
+                    dtype=dtype, device="gpu", details=err.message if err else outcome.output,
+                    seconds=outcome.seconds) for dtype in ex.perf_dtypes]
 
 
 def merge(student: list[Message], reference: list[Message]) -> list[Message]:

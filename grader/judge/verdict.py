@@ -66,6 +66,21 @@ class Verdict:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
+def status_of(kind: str) -> str:
+    """A verdict's status for an error a worker reported (`Message.kind`): the one mapping,
+    whichever check's run it ended."""
+    status = {"host_compute": "fallback", "host_died": "crash"}.get(kind, kind)
+    return status if status in ("not_implemented", "compile_error", "memory_error",
+                                "fallback", "crash") else "exception"
+
+
+def skipped(check: str, reason: str, exercise: str, impl: str, dtype: str = "",
+            device: str = "") -> Verdict:
+    """A check that did not run, and why (`reason` starts with "skipped: ")."""
+    return Verdict(check=check, status=SKIPPED, reason=reason, exercise=exercise, impl=impl,
+                   dtype=dtype, device=device)
+
+
 @dataclass
 class Grade:
     """Every check of one exercise and implementation: correctness per dtype (and memcheck on a
