@@ -403,6 +403,9 @@ def test_a_student_cannot_read_another_students_work(course):
         assert can_read(other, exchange / hub.COURSE_ID / "inbound") == "EACCES"
     assert can_read(GOOD, good) == "read"
     assert can_read(INSTRUCTOR, good) == "read", "the instructors' group cannot read it"
+    root = exchange.stat()
+    assert (root.st_uid, oct(root.st_mode & 0o7777)) == (0, oct(0o1777)), \
+        "the exchange should be root's, 1777"
     folder = good.parent.stat()
     assert oct(folder.st_mode & 0o777) == oct(0o770), "the submission's folder is not closed"
     assert grp.getgrgid(folder.st_gid).gr_name == INSTRUCTORS_GROUP
@@ -488,7 +491,8 @@ def test_export_has_each_student_and_earned_points_only(course):
     assert set(rows) == set(CLASS), rows
     want = {GOOD: points["triton"] + points["cuda"], STUB: 0, WRONG: 0}
     got = {name: float(rows[name]["raw_score"]) for name in CLASS}
-    assert got == want, f"grades.csv: {got}, expected {want} (perf scores 0 on a CPU)"
+    assert got == want, f"grades.csv: {got}, expected {want} (perf scores 0 on a CPU)\n" \
+        f"tclab course autograde said:\n{course['grading']}"
     most = {float(r["max_score"]) for r in rows.values()}
     assert len(most) == 1 and most.pop() > want[GOOD], "max_score should include perf"
 
