@@ -1,6 +1,7 @@
 """The negative controls in tests/corpus/: each submission gets the verdict its header names,
 and the notebook's own `check()` reaches the same status as the grader (one judge) on every
-control whose verdict comes from more than a wrong result (see PARITY)."""
+control whose verdict comes from more than a wrong result (see PARITY). A control holds what
+differs from its lab's solution; `corpus_controls` builds the notebook that both grade."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
+from corpus_controls import CORPUS, ControlError, cells, header, notebook, solution
 
 from grader import grading, manifest
 
-CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(CORPUS.glob("lab*/*.py"))
 # TCLAB_CORPUS_SHARD=K/N keeps every N-th control from the K-th (1-based): the GPU check times
 # the controls graded on speed in two calls of bounded length.
@@ -22,17 +23,6 @@ if os.environ.get("TCLAB_CORPUS_SHARD"):
     _timed = [p for p in FILES if "# perf:" in p.read_text()]  # split evenly: timed, untimed
     FILES = sorted(_timed[_k - 1 :: _n] + [p for p in FILES if p not in _timed][_k - 1 :: _n])
 
-
-
-def header(path: Path) -> dict:
-    fields: dict[str, list[str]] = {}
-    for line in path.read_text().splitlines():
-        if line.startswith("# %%"):
-            break
-        if line.startswith("# ") and ":" in line:
-            key, value = line[2:].split(":", 1)
-            fields.setdefault(key.strip(), []).append(value.strip())
-    return fields
 
 
 def expected(path: Path, device: str) -> dict:
@@ -89,8 +79,9 @@ def grade(path: Path, device: str, perf: bool, hidden: bool = True):
     lab = manifest.get(path.parent.name)
     timeout = float(want["timeout"][0]) if "timeout" in want else None
     exercises = want.get("exercise")  # a lab with several exercises: the one it answers
-    (result,) = grading.grade_notebook(lab, path, device, impls=[want["impl"][0]], perf=perf,
-                                       hidden=hidden, timeout=timeout, exercises=exercises)
+    (result,) = grading.grade_notebook(lab, notebook(path), device, impls=[want["impl"][0]],
+                                       perf=perf, hidden=hidden, timeout=timeout,
+                                       exercises=exercises)
     return result
 
 
@@ -175,10 +166,10 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
 @functools.cache
 def _forks():
     ctx = multiprocessing.get_context("forkserver")
-    # jupytext too: every child reads its control with it, and its import (nbformat's
-    # jsonschema, see grader.startup) cost each one 2.5 s of a 2-core CPU.
+    # nbformat too: every child reads its control's notebook with it, and its import
+    # (jsonschema, see grader.startup) cost each one 2.5 s of a 2-core CPU.
     ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
-                                "grader.submission", "grader.judge.correctness", "jupytext"])
+                                "grader.submission", "grader.judge.correctness", "nbformat"])
     return ctx
 
 
@@ -186,7 +177,8 @@ def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: 
                     scratch: Path) -> dict:
     ctx = _forks()
     mine, theirs = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name, str(path), impl,
+    proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name,
+                                                    str(notebook(path)), impl,
                                                     exercise, str(scratch), device,
                                                     grading._setup(path.parent.name)))
     proc.start()
@@ -264,3 +256,48 @@ def test_a_header_reads_per_device(tmp_path):
     assert expected(path, "cpu") == {"impl": ["cuda"], "status": ["exception"],
                                      "reason": ["line 15"]}
     assert expected(path, "gpu") == {"impl": ["cuda"], "status": ["timeout"], "timeout": ["20"]}
+
+
+@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}-{p.stem}" for p in FILES])
+def test_a_control_builds(path):
+    """Every edit finds its lines once, the header names a graded implementation and a
+    status, and the submission differs from the solution in a cell it grades."""
+    want = header(path)
+    assert want.get("status") and want.get("impl"), f"{path.name}: no status or impl line"
+    lab = manifest.get(path.parent.name)
+    graded = lab.exercise(want.get("exercise", [None])[0]).impls[want["impl"][0]].cells
+    built = cells(path)
+    assert set(graded) <= set(built)
+    assert any(built[g] != solution(lab.id)[g] for g in graded), \
+        f"{path.name}: grades as the solution does"
+
+
+def test_an_edit_is_the_solution_with_its_lines_replaced(tmp_path):
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text("# impl: cuda\n# status: fail\n\n# %% edit vector_add_cu\n"
+                    "# (a comment between blocks)\n# <<<\n#     int tail = n_chunks * PACK + i;\n"
+                    "# ===\n#     int tail = n_chunks * PACK + i + 1;\n# >>>\n")
+    built, sol = cells(path), solution("lab01_vector_add")
+    assert list(built) == ["vector_add_cu", "vector_add_cuda"]
+    assert built["vector_add_cuda"] == sol["vector_add_cuda"]  # not named: the solution's
+    assert built["vector_add_cu"] == sol["vector_add_cu"].replace(
+        "int tail = n_chunks * PACK + i;", "int tail = n_chunks * PACK + i + 1;")
+    assert "/// BEGIN SOLUTION" not in built["vector_add_cu"]  # as a student hands it in
+
+
+@pytest.mark.parametrize("edit,said", [
+    ("# <<<\n#     int tail = n_chunks + i;\n# ===\n# >>>\n", "block 1: the lines after # <<< "
+     "are nowhere"),
+    ("# <<<\n#     vector_add(x, y, out, n);\n# ===\n# >>>\n", "are there 3 times"),
+    ("# <<<\n#     int tail = n_chunks * PACK + i;\n# ===\n", "vector_add_cu: # <<< without"),
+    ("# <<<\n    int tail = n_chunks * PACK + i;\n# ===\n# >>>\n", "write each line"),
+    ("    int tail = 0;\n", "edit of vector_add_cu: code outside"),
+])
+def test_an_edit_that_finds_no_one_place_names_the_control_and_cell(tmp_path, edit, said):
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text(f"# impl: cuda\n# status: fail\n\n# %% edit vector_add_cu\n{edit}")
+    with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
+        cells(path)
+    assert said in str(info.value)
