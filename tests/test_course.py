@@ -351,3 +351,21 @@ def test_bad_submissions_get_a_verdict_and_exit_1(graded, tmp_path, capsys):
     assert any("is missing" in p for p in missing["problems"]), missing
     assert missing["scores"]["test_cuda"][0] == 0
     assert missing["scores"]["test_triton"][0] == missing["scores"]["test_triton"][1]
+
+
+def test_build_inside_the_checkout_says_so(tmp_path, monkeypatch, capsys):
+    """A course built inside the project's checkout gets a note naming it; one outside it, or
+    in a folder git ignores there, gets none."""
+    from grader import paths
+    from grader.course import cli as course_cli
+
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    (checkout / ".gitignore").write_text("/ignored/\n")
+    monkeypatch.setattr(paths, "ROOT", checkout)
+    assert course_cli.inside_checkout(checkout / "mycourse") == checkout.resolve()
+    assert course_cli.inside_checkout(checkout / "ignored" / "mycourse") is None
+    assert course_cli.inside_checkout(tmp_path / "elsewhere") is None
+    assert cli.main(["course", "build", str(checkout / "mycourse"), "lab01"]) == 0
+    assert "is inside the project's checkout" in capsys.readouterr().err

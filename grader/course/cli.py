@@ -9,11 +9,24 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 from grader import device as dev
-from grader import manifest
+from grader import manifest, paths
+
+
+def inside_checkout(root: Path) -> Path | None:
+    """The checkout `root` lies in, unless git ignores it there (or there is no git)."""
+    top = paths.ROOT.resolve()
+    if not root.resolve().is_relative_to(top) or not (top / ".git").exists() \
+            or shutil.which("git") is None:
+        return None
+    ignored = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(root.resolve())],
+                             capture_output=True)
+    return None if ignored.returncode == 0 else top
 
 
 def cmd_build(args) -> int:
@@ -27,6 +40,11 @@ def cmd_build(args) -> int:
         return 1
     for path in written:
         print(f"wrote {path}")
+    inside = inside_checkout(root)
+    if inside:
+        print(f"note: {root} is inside the project's checkout ({inside}): its gradebook, the "
+              "students' submissions and the grading secret would be beside the project's "
+              "files; build a course outside it (or in a folder git ignores)", file=sys.stderr)
     labs = [p.parent.name for p in written[1:]]
     # Every step runs inside the course (nbgrader finds its config there): one `cd`, then
     # paths relative to it.
