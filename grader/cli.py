@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader import device as dev
 from grader import grading, manifest, paths, release, runner, startup
-from grader.judge import profile
+from grader.judge import report
 from grader.judge.verdict import Grade
 
 # Dtypes as the table's narrow cells name them (the notes below it spell them out).
@@ -73,21 +73,6 @@ def _table(grades: list[Grade], device: str):
     return table
 
 
-def _note(grade: Grade) -> str:
-    """One line per implementation: why it failed, or the perf verdict, or why perf was
-    skipped."""
-    if not grade.correct:
-        return f"{grade.exercise} {grade.impl}: {grade.reason}"
-    reasons = {v.reason for v in grade.perf}
-    if len(reasons) == 1:  # e.g. every dtype "skipped: needs a GPU": say it once
-        perf = reasons.pop()
-    else:
-        perf = "; ".join(f"{v.dtype}: {v.reason}" for v in grade.perf)
-    advice = next(filter(None, (profile.line(v.perf) for v in grade.perf)), None)
-    return (f"{grade.exercise} {grade.impl}: {grade.reason}" + (f"; {perf}" if perf else "")
-            + (f"\n  profile: {advice}" if advice else ""))
-
-
 def cmd_check(args) -> int:
     from rich.console import Console
     from rich.progress import Progress
@@ -129,7 +114,7 @@ def cmd_check(args) -> int:
                       "notebook; for grading others' work, see the README.", style="bold red",
                       markup=False)
     for g in grades:
-        console.print(_note(g), markup=False, highlight=False)
+        console.print(report.note(g), markup=False, highlight=False)
         bad = g.first_failure
         if args.verbose and bad is not None and bad.details and bad.details.strip() != bad.reason:
             console.print(f"{g.exercise} {g.impl}", style="bold", markup=False)

@@ -149,11 +149,8 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
     and launched: its compile caches are filled)."""
     per = [(memo or CaseMemo()).get(ex, suites, dt) for dt in dtypes]
     if not any(per):
-        return [correctness.decide(ex, impl, dtypes[0], device, per[0], [], Outcome())]
-    starts = [sum(len(p) for p in per[:k]) for k in range(len(per) + 1)]
-    flat = [dataclasses.replace(p, case=check.Case(p.case.suite, starts[k] + p.case.index,
-                                                   p.case.shape, p.case.dtype, p.case.seed))
-            for k, dtype_cases in enumerate(per) for p in dtype_cases]
+        return correctness.decide_dtypes(ex, impl, dtypes, device, per, [], Outcome())
+    flat, starts = correctness.one_run(per)
     cpu_cuda = device == "cpu" and impl == "cuda"
     judged: list[correctness.CaseVerdict] = []
 
@@ -176,21 +173,7 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
                         env=CPU_CUDA_ENV if cpu_cuda else None)
     if wall is not None and outcome.loaded is not None:  # the worker's start and the load
         wall["correctness: until loaded"] = round(outcome.loaded - started, 2)
-    verdicts = []
-    for k, dtype in enumerate(dtypes):
-        lo, hi = starts[k], starts[k + 1]
-        if len(judged) >= hi and all(c.ok for c in judged[lo:hi]):
-            part = Outcome(seconds=sum(c.seconds or 0 for c in judged[lo:hi]),
-                           unsandboxed=outcome.unsandboxed)  # every case of this dtype ran
-        else:  # where the run stopped: a wrong case, an error, a kill
-            error = outcome.error
-            if error is not None and error.index is not None:
-                error = dataclasses.replace(error, index=error.index - lo)
-            part = dataclasses.replace(outcome, error=error)
-        verdicts.append(correctness.decide(ex, impl, dtype, device, per[k], judged[lo:hi], part))
-        if not verdicts[-1].ok:
-            break
-    return verdicts
+    return correctness.decide_dtypes(ex, impl, dtypes, device, per, judged, outcome)
 
 
 def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],

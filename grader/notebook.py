@@ -203,28 +203,23 @@ def verdicts(lab_id: str, impl: str, launcher, suite: str = "public",
     device = dev.resolve()
     cpu_cuda = impl == "cuda" and device == "cpu"
     calls = _Calls(ex, impl, launcher, device)
-    out = []
-    for dtype in ex.dtypes:
-        prepared = correctness.prepare(ex, [suite], dtype)
-        judged, error = [], None
-        # Without a GPU, CUDA C runs as the grader runs it: reads are bounds-checked, and
-        # every launch runs again with each block's threads in reverse order.
-        with _environ(TCLAB_CUDA_CHECKED="1") if cpu_cuda else nullcontext():
-            for p in prepared:
-                msg, result = correctness.launch(
-                    ex, impl, calls, p.case.shape, dtype, p.inputs, device,
-                    ["reverse"] if cpu_cuda else [], p.case.index, p.layouts)
-                if result is None:
-                    error = msg
-                    break
-                judged.append(correctness.judge_case(ex, impl, p, msg, result))
-                if not judged[-1].ok:
-                    break
-        out.append(correctness.decide(ex, impl, dtype, device, prepared, judged,
-                                      Outcome(error=error)))
-        if not out[-1].ok:
-            break
-    return out
+    per = [correctness.prepare(ex, [suite], dtype) for dtype in ex.dtypes]
+    judged, error = [], None
+    # Without a GPU, CUDA C runs as the grader runs it: reads are bounds-checked, and every
+    # launch runs again with each block's threads in reverse order.
+    with _environ(TCLAB_CUDA_CHECKED="1") if cpu_cuda else nullcontext():
+        for p in correctness.one_run(per)[0]:
+            msg, result = correctness.launch(
+                ex, impl, calls, p.case.shape, p.case.dtype, p.inputs, device,
+                ["reverse"] if cpu_cuda else [], p.case.index, p.layouts)
+            if result is None:
+                error = msg
+                break
+            judged.append(correctness.judge_case(ex, impl, p, msg, result))
+            if not judged[-1].ok:
+                break
+    return correctness.decide_dtypes(ex, impl, ex.dtypes, device, per, judged,
+                                     Outcome(error=error))
 
 
 def check(lab_id: str, impl: str, launcher, suite: str = "public",
@@ -261,7 +256,7 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
         return None
     from grader import bench as timing
     from grader import plot
-    from grader.judge import perf
+    from grader.judge import perf, report
     from grader.judge.verdict import Message
 
     roof = timing.copy_roof()["gbps"]
@@ -288,14 +283,7 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
     if shared:
         print(shared)
     for row in rows:
-        if ex.unit == "bytes":
-            print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.0f} GB/s  "
-                  f"{row['roof_pct']:5.1f}% of roof  torch {row['torch_gbps']:7.0f} GB/s  "
-                  f"{row['student_ms']:.3f} ms")
-        else:
-            print(f"  [{ex.describe(row['shape'], dtype)}] {row['gbps']:7.1f} TFLOP/s  "
-                  f"{row['x_torch']:.2f}x {ex.baseline_name} ({row['torch_gbps']:.1f} TFLOP/s)  "
-                  f"{row['student_ms']:.3f} ms")
+        print(f"  {report.row_line(ex, row, dtype, roof, reference=graded)}")
     if not graded:
         try:
             from IPython.display import Image, display
@@ -304,7 +292,7 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
                                                   paths.CACHE / "plots"))))
         except ImportError:
             pass
-        print(f"profile: {_profile(ex, impl, launcher)}")
+        print(report.profile_note(_profile(ex, impl, launcher)))
         return rows
     verdict = perf.decide(ex, impl, dtype, messages, roof)
     if not verdict.ok:

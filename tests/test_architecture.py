@@ -12,8 +12,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 GRADER = Path(__file__).resolve().parent.parent / "grader"
 
 

@@ -9,9 +9,10 @@ import json
 
 import pytest
 
-from grader import bench, cli, grading, manifest, paths, reference, runner, submission
+from grader import bench, grading, manifest, paths, reference, runner, submission
 from grader.course import regrade
 from grader.judge import profile as pr
+from grader.judge import report
 from grader.judge.verdict import Grade, Verdict
 
 EX = manifest.exercise("lab01")
@@ -65,7 +66,7 @@ def test_a_measured_verdict_gets_the_advice(canned, monkeypatch, status):
     got = grade.perf[0].perf["profile"]
     assert got["rule"] == "extra_reads" and got["advice"].startswith("read 2.0x"), got
     assert calls == ["student", "reference"] and "profile" in grade.wall
-    assert "read 2.0x the minimum bytes" in cli._note(grade)
+    assert "read 2.0x the minimum bytes" in report.note(grade)
     text = "".join(o.get("text", "") for o in regrade.perf_outputs(grade, 2.0))
     assert "profile (Nsight Compute, one call): read 2.0x the minimum bytes" in text
 
@@ -344,7 +345,7 @@ def test_the_profile_runs_beside_the_correctness_checks(canned, monkeypatch):
     grading.timed(grade, EX, {"c": "src"})
     assert grade.perf[0].perf["profile"] is grade.profile
     assert calls == ["student", "reference"]  # not again
-    assert "read 2.0x the minimum bytes" in cli._note(grade)
+    assert "read 2.0x the minimum bytes" in report.note(grade)
 
 
 def test_a_profile_under_way_is_stopped_when_a_later_case_is_wrong(canned, monkeypatch):

@@ -31,7 +31,7 @@ from traitlets import Float, Unicode
 from grader import check, grading, manifest, runner
 from grader import device as dev
 from grader.course.preprocessors import RESTORED, WALL, is_test_cell
-from grader.judge import perf, profile
+from grader.judge import perf, report
 from grader.judge.verdict import Grade
 
 MAX_DETAIL_LINES = 30
@@ -81,35 +81,24 @@ def perf_outputs(grade: Grade, points: float) -> list:
     if "ratio" not in worst.perf:
         return [failure("PerfFailed", f"{who}: {worst.status}: {worst.reason}")]
     lines = [f"{who} on {worst.perf.get('gpu', {}).get('gpu', 'the GPU')}:"]
+    ex = manifest.exercise(grade.exercise)
     for v in grade.perf:
-        for row in v.perf.get("rows", []):
-            roof = (f", {row['roof_pct']:.0f}% of the {v.perf['roof_gbps']:.0f} GB/s copy roof"
-                    if row.get("roof_pct") is not None else "")
-            if row.get("x_torch"):  # compute-bound: its torch (a vendor library) timed beside
-                roof += f", {row['x_torch']:.2f}x {v.perf.get('torch_name', 'torch')}"
-            lines.append(
-                f"  [{_describe(grade, row['shape'], v.dtype)}] {row['gbps']:.0f} "
-                f"{'GB/s' if row.get('unit', 'bytes') == 'bytes' else 'TFLOP/s'}{roof}; "
-                f"{row['ratio']:.2f}x the reference ({row['student_ms']:.3f} ms vs "
-                f"{row['reference_ms']:.3f} ms)"
-                f"{' (re-measured)' if v.perf.get('remeasured') else ''}")
+        again = bool(v.perf.get("remeasured"))
+        lines += ["  " + report.row_line(ex, row, v.dtype, v.perf["roof_gbps"], remeasured=again)
+                  for row in v.perf.get("rows", [])]
     score = perf.score(worst, points)
     verdict = "at or above" if worst.status == "pass" else "below"
     lines.append(f"  worst ratio {worst.perf['ratio']:.2f}x ({worst.dtype}), {verdict} the bar "
                  f"{worst.perf['bar']:.2f}x: {score:g} of {points:g} points")
-    advice = next(filter(None, (profile.line(v.perf) for v in grade.perf)), None)
+    advice = report.advice(grade.perf)
     if advice:
-        lines.append(f"  profile (Nsight Compute, one call): {advice}")
+        lines.append(f"  {report.profile_note(advice)}")
     outputs = [stdout("\n".join(lines))]
     plot = next((v.perf.get("plot") for v in grade.perf if v.perf.get("plot")), None)
     if plot and Path(plot).exists():
         png = base64.b64encode(Path(plot).read_bytes()).decode()
         outputs.append(new_output("display_data", data={"image/png": png}, metadata={}))
     return outputs + [number(score)]
-
-
-def _describe(grade: Grade, shape: dict, dtype: str) -> str:
-    return manifest.exercise(grade.exercise).describe(shape, dtype)
 
 
 def cell_outputs(lab, cell, grades: dict[tuple[str, str], Grade]) -> list:

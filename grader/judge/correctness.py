@@ -302,6 +302,41 @@ def decide(ex: Exercise, impl: str, dtype: str, device: str, prepared: list[Prep
                    **base)
 
 
+def one_run(per_dtype: list[list[Prepared]]) -> tuple[list[Prepared], list[int]]:
+    """The cases of every dtype in one run, in order, numbered on across dtypes; and where
+    each dtype's cases start (one more entry: the end)."""
+    starts = [sum(len(p) for p in per_dtype[:k]) for k in range(len(per_dtype) + 1)]
+    flat = [dataclasses.replace(p, case=check.Case(p.case.suite, starts[k] + p.case.index,
+                                                   p.case.shape, p.case.dtype, p.case.seed))
+            for k, cases in enumerate(per_dtype) for p in cases]
+    return flat, starts
+
+
+def decide_dtypes(ex: Exercise, impl: str, dtypes: list[str] | tuple[str, ...], device: str,
+                  per_dtype: list[list[Prepared]], judged: list[CaseVerdict],
+                  outcome: Outcome) -> list[Verdict]:
+    """One verdict per dtype of a run of `one_run()`'s cases that stopped at the first wrong
+    case (or error, or kill): the dtypes in order, up to the first that failed."""
+    if not any(per_dtype):
+        return [decide(ex, impl, dtypes[0], device, per_dtype[0], [], Outcome())]
+    starts = one_run(per_dtype)[1]
+    verdicts = []
+    for k, dtype in enumerate(dtypes):
+        lo, hi = starts[k], starts[k + 1]
+        if len(judged) >= hi and all(c.ok for c in judged[lo:hi]):
+            part = Outcome(seconds=sum(c.seconds or 0 for c in judged[lo:hi]),
+                           unsandboxed=outcome.unsandboxed)  # every case of this dtype ran
+        else:  # where the run stopped: a wrong case, an error, a kill
+            error = outcome.error
+            if error is not None and error.index is not None:
+                error = dataclasses.replace(error, index=error.index - lo)
+            part = dataclasses.replace(outcome, error=error)
+        verdicts.append(decide(ex, impl, dtype, device, per_dtype[k], judged[lo:hi], part))
+        if not verdicts[-1].ok:
+            break
+    return verdicts
+
+
 def unreadable(ex: Exercise, impl: str, device: str, status: str, reason: str) -> Verdict:
     """The verdict of a submission whose cells could not be read (`status`: "unreadable", or
     "missing" for a solution cell that is not there): nothing ran."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from grader import bench, check
+from grader.judge import report
 from grader.judge.verdict import Message, Outcome, Verdict, skipped, status_of
 from grader.manifest import IMPL_WORDS, Exercise
 from grader.trace import trace
@@ -172,16 +173,7 @@ def decide(ex: Exercise, impl: str, dtype: str, messages: list[Message], roof: f
     return Verdict(
         status="pass" if worst["ratio"] >= ex.bar else "fail", perf=perf,
         reason=(f"{worst['ratio']:.2f}x the reference at [{ex.describe(worst['shape'], dtype)}]"
-                f", bar {ex.bar:.2f}x; {rate_note(ex, worst, roof)}"), **base)
-
-
-def rate_note(ex: Exercise, row: dict, roof: float) -> str:
-    """`3900 GB/s, 89% of the 4400 GB/s roof`, or for a compute-bound exercise
-    `612 TFLOP/s, 0.82x cuBLAS` (its torch, timed beside the reference)."""
-    if ex.unit == "bytes":
-        return f"{row['gbps']:.0f} GB/s, {row['roof_pct']:.0f}% of the {roof:.0f} GB/s roof"
-    beside = f", {row['x_torch']:.2f}x {ex.baseline_name}" if row.get("x_torch") else ""
-    return f"{row['gbps']:.1f} TFLOP/s{beside}"
+                f", bar {ex.bar:.2f}x; {report.rate(ex, worst, roof)}"), **base)
 
 
 def near_bar(ex: Exercise, verdict: Verdict) -> bool:
