@@ -21,11 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from corpus_controls import CORPUS, notebook  # noqa: E402
 
 from grader import grading, manifest, submission  # noqa: E402
 from grader.judge import profile as pr  # noqa: E402
-
-CORPUS = ROOT / "tests" / "corpus"
 
 
 def header(path: Path) -> dict[str, str]:
@@ -48,7 +49,9 @@ def items(labs: list[str], only: str | None) -> list[tuple[str, Path, str, str |
             for path in sorted((CORPUS / lab.dir.name).glob("*.py")):
                 h = header(path)
                 if h.get("perf") == "yes" and "x the reference" in h.get("reason", ""):
-                    out.append((f"control {path.stem}", path, h["impl"], h.get("exercise")))
+                    # the notebook it stands for: the solution with the control's changes
+                    out.append((f"control {path.stem}", notebook(path), h["impl"],
+                                h.get("exercise")))
     if only != "controls":
         for lab in chosen:
             for ex in lab.exercises:

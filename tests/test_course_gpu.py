@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
+import corpus_controls
 import nbformat
 import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
@@ -19,18 +19,18 @@ from course_cases.course import (
     release_path,
 )
 
-from grader import cli, manifest, submission
+from grader import cli, manifest
 from grader.course import autograde, leakcheck
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
-SLOW = Path(__file__).parent / "corpus" / "lab01_vector_add" / "triton_two_pass_slow.py"
+SLOW = corpus_controls.CORPUS / "lab01_vector_add" / "triton_two_pass_slow.py"
 
 
 def half_speed(lab, nb):
     """The solution, with the Triton cell replaced by a correct two-pass kernel (0.59x)."""
     nb = students.solution(lab, nb)
     cells = lab.exercise().impls["triton"].cells
-    (slow,) = submission.cell_sources(submission.read_notebook(SLOW), cells).values()
+    (slow,) = (corpus_controls.cells(SLOW)[c] for c in cells)
     students._cell(nb, "vector_add_triton").source = slow
     return nb
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_controls import CORPUS, notebook
 
 from grader import grading, manifest, submission
 from grader.judge import profile as pr
 
-CORPUS = Path(__file__).parent / "corpus"
 COLUMNS = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
            "Block Size", "Grid Size", "Device", "CC"]
 UNITS = {pr.READ_BYTES: "byte", pr.WRITE_BYTES: "byte", pr.DRAM_PCT: "%",
@@ -396,7 +396,7 @@ def test_the_solution_is_told_it_moves_the_minimum(impl):
 @pytest.mark.parametrize("control,impl,exercise,rule", CONTROLS,
                          ids=[c[0][:5] + "-" + c[0].split("/")[1][:-3] for c in CONTROLS])
 def test_a_control_gets_its_rule(control, impl, exercise, rule):
-    ex, sources = _sources(CORPUS / control, impl, exercise)
+    ex, sources = _sources(notebook(CORPUS / control), impl, exercise)
     mine, ref = pr.run(ex, impl, sources), pr.run(ex, impl, {}, reference=True)
     got = pr.decide(ex, impl, mine, ref)
     assert got["rule"] == rule, got
