@@ -14,7 +14,7 @@ of labs/<lab>/<lab>.py, marker lines dropped, as a student hands them in):
     # >>>
 
 Each line of a block is written after `# ` (an empty line as `#`), so that a control stays a
-Python file that ruff reads. An edit may hold several blocks, each quoting the solution cell
+valid Python file. An edit may hold several blocks, each quoting the solution cell
 as it is (not as an earlier block left it); `# ...` lines between blocks are comments. Every
 cell the control's implementation grades and the control does not name is the solution's.
 `cells()` builds the sources, `notebook()` a notebook file that the grader reads as it reads a
