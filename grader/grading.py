@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import functools
-import secrets
 import shutil
 import threading
 import time
@@ -64,18 +63,8 @@ def resolve_submission(lab: Lab, where: str) -> Path:
     return path
 
 
-def _request(ex: Exercise, impl: str, device: str, mode: str, sources: dict[str, str],
-             **more) -> runner.Request:
-    """What a worker needs, all of it in the request: it cannot read the lab's folder."""
-    lab = manifest.get(ex.lab_id)
-    return runner.Request(lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode=mode,
-                          sources=sources, manifest=(lab.dir / "lab.toml").read_text(),
-                          setup=_setup(lab.id), seed_salt=secrets.token_hex(16), **more)
-
-
-@functools.cache
-def _setup(lab_id: str) -> str:
-    return submission.setup_source(manifest.get(lab_id))
+# tests/test_corpus.py builds its workers' setup from this name.
+_setup = runner.setup_source
 
 
 def _cases(prepared: list[correctness.Prepared]):
@@ -165,8 +154,8 @@ def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites:
     # Without a GPU, CUDA C runs in the CPU backend's checked mode (a read past any buffer
     # faults and names the kernel; on a GPU, memcheck does that job), and every launch runs a
     # second time with each block's threads in reverse order.
-    request = _request(ex, impl, device, "check", sources, dtype=dtypes[0],
-                       schedules=["reverse"] if cpu_cuda else [])
+    request = runner.request(ex, impl, device, "check", sources, dtype=dtypes[0],
+                             schedules=["reverse"] if cpu_cuda else [])
     # The time limit is per dtype: it starts again when a dtype's last case is judged right.
     started = time.monotonic()
     outcome = _converse(request, flat, judge, timeout, extend_after={hi - 1 for hi in starts[1:-1]},
@@ -192,7 +181,7 @@ def memcheck_check(ex: Exercise, impl: str, sources: dict[str, str],
     own = runner.current()
 
     def attempt(check_: str, started: runner.Started | None) -> Outcome:
-        request = _request(ex, impl, "gpu", "check", sources, dtype=dtype)
+        request = runner.request(ex, impl, "gpu", "check", sources, dtype=dtype)
         return _converse(request, [case], lambda *_: True,
                          (timeout or runner.DEFAULT_TIMEOUT["gpu"]) * 2,
                          wrapper=None if started else memcheck_wrapper(tool, check_),
@@ -271,7 +260,7 @@ def reference_times(ex: Exercise, impl: str, plan: dict, timeout: float | None,
                 return [m for m in map(Message.from_json, saved["messages"]) if m is not None]
         except (OSError, ValueError, KeyError, TypeError):
             pass  # none kept, or unreadable: measured again
-    ref = runner.run(_request(ex, impl, "gpu", "perf", {}, perf=plan, role="reference"),
+    ref = runner.run(runner.request(ex, impl, "gpu", "perf", {}, perf=plan, role="reference"),
                      timeout)
     if ref.error is not None or ref.timed_out:
         raise ReferenceFailed(f"the reference {ex.key} {impl} could not be measured (the "
@@ -293,7 +282,7 @@ def measure(ex: Exercise, impl: str, sources: dict, timeout: float | None, sweep
     messages come back with the reference's times merged in."""
     plan = {"dtypes": dtypes, "repeat": repeat, "sweep": sweep}
     theirs = reference_times(ex, impl, plan, timeout, fresh)
-    mine = runner.run(_request(ex, impl, "gpu", "perf", sources, perf=plan), timeout)
+    mine = runner.run(runner.request(ex, impl, "gpu", "perf", sources, perf=plan), timeout)
     mine.messages = perf.merge(mine.messages, theirs)
     return mine
 

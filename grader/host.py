@@ -226,7 +226,7 @@ def main(request: dict, rfd: int, wfd: int) -> None:
     """The host process's life: isolate, load the cells, answer jobs until the pipe closes."""
     why = isolate(private_folders(request))
     from grader import device as dev
-    from grader import manifest, phantom, submission, worker
+    from grader import manifest, phantom, submission
 
     dev.use(request["device"])
     phantom.install_host(request["device"])
@@ -250,7 +250,7 @@ def main(request: dict, rfd: int, wfd: int) -> None:
         if not callable(launcher):
             raise NameError(f"the solution cells define no function {spec.launcher}()")
     except BaseException as exc:  # noqa: BLE001 - anything the student's code raises
-        send(_error(exc, lambda e: worker.describe(e, built)))
+        send(_error(exc, lambda e: submission.describe(e, built)))
         return
     if why:  # grading goes on; the worker's output says what the host could still reach
         print(f"host process not fully isolated: {why}", file=sys.stderr, flush=True)
@@ -271,7 +271,7 @@ def main(request: dict, rfd: int, wfd: int) -> None:
         try:
             returned = phantom.launch(launcher, rec, tensors, job["params"])
         except BaseException as exc:  # noqa: BLE001
-            send(_error(exc, lambda e: worker.describe(e, built), rec))
+            send(_error(exc, lambda e: submission.describe(e, built), rec))
             continue
         send({"stream": rec.stream.to_dict(), "returned": describe_returned(returned)})
 

@@ -651,12 +651,17 @@ def record_cuda(module, source: str, no_extern_c: bool, options, name: str, args
 
 
 def install_cuda() -> None:
-    """SourceModule, wherever a submission imports it from, records."""
-    import grader.cuda
-    import grader.notebook as nb
+    """SourceModule, wherever a submission imports it from, records: grader.cuda's, and each
+    grader module's that imported it already (the setup cell takes it from the notebook
+    module, which a worker server imports ahead); a module imported later gets this one."""
+    import sys
 
-    grader.cuda.SourceModule = HostModule
-    nb.SourceModule = HostModule
+    import grader.cuda
+
+    real = grader.cuda.SourceModule
+    for name, module in list(sys.modules.items()):
+        if name.partition(".")[0] == "grader" and getattr(module, "SourceModule", None) is real:
+            module.SourceModule = HostModule
 
 
 class _Stream:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import json
 import os
+import secrets
 import select
 import subprocess
 import sys
@@ -23,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import check, paths, sandbox, wire
+from grader import check, manifest, paths, sandbox, submission, wire
 from grader.judge.verdict import Message, Outcome
 
 DEFAULT_TIMEOUT = {"cpu": 180.0, "gpu": 120.0}
@@ -52,6 +54,21 @@ class Request:
     #                                           profile: {shape, seed}
     role: str = "student"  # "student", or "reference" (its own process; no student code)
     env: dict = field(default_factory=dict)  # set in a served worker before anything runs
+
+
+def request(ex: manifest.Exercise, impl: str, device: str, mode: str, sources: dict[str, str],
+            **more) -> Request:
+    """What a worker needs, all of it in the request: it cannot read the lab's folder."""
+    lab = manifest.get(ex.lab_id)
+    return Request(lab=ex.lab_id, exercise=ex.key, impl=impl, device=device, mode=mode,
+                   sources=sources, manifest=(lab.dir / "lab.toml").read_text(),
+                   setup=setup_source(lab.id), seed_salt=secrets.token_hex(16), **more)
+
+
+@functools.cache
+def setup_source(lab_id: str) -> str:
+    """The lab's setup cell (`submission.setup_source`), read once per process."""
+    return submission.setup_source(manifest.get(lab_id))
 
 
 def _child_env(extra: dict | None) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,6 +133,24 @@ class Built:
             if first <= lineno <= last:
                 return f"{label}, line {lineno - first + 1}"
         return f"line {lineno}"
+
+
+def describe(exc: BaseException, built: Built | None) -> str:
+    """The exception as the student needs it: the frames in their cells (cell-relative lines)
+    and the message; our frames and the library's are left out. Causes are included."""
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    parts = []
+    for e in reversed(chain):
+        frames = [f for f in traceback.extract_tb(e.__traceback__)
+                  if built is not None and f.filename == str(built.path)]
+        lines = [f"  {built.locate(f.lineno)}, in {f.name}\n    {(f.line or '').strip()}"
+                 for f in frames]
+        parts.append("\n".join([*lines, *traceback.format_exception_only(e)]).rstrip())
+    return "\n\nwhich caused:\n".join(parts)
 
 
 def cell_label(gid: str, src: str) -> str:

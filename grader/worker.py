@@ -36,24 +36,6 @@ class Channel:
         self._write(self.fd, (msg.to_json() + "\n").encode())
 
 
-def describe(exc: BaseException, built) -> str:
-    """The exception as the student needs it: the frames in their cells (cell-relative lines)
-    and the message; our frames and the library's are left out. Causes are included."""
-    chain, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        chain.append(exc)
-        exc = exc.__cause__ or exc.__context__
-    parts = []
-    for e in reversed(chain):
-        frames = [f for f in traceback.extract_tb(e.__traceback__)
-                  if built is not None and f.filename == str(built.path)]
-        lines = [f"  {built.locate(f.lineno)}, in {f.name}\n    {(f.line or '').strip()}"
-                 for f in frames]
-        parts.append("\n".join([*lines, *traceback.format_exception_only(e)]).rstrip())
-    return "\n\nwhich caused:\n".join(parts)
-
-
 def run(request: dict, chan: Channel, results_fd: int) -> None:
     from grader import device as dev
 
@@ -192,6 +174,7 @@ class Replayed:
         return answer["stream"], answer.get("returned")
 
     def error(self, exc, index):
+        from grader import submission
         from grader.host import HostDied
         from grader.judge import correctness
         from grader.judge.verdict import Message
@@ -202,7 +185,7 @@ class Replayed:
             return Message(event="error", index=index, kind="host_died", message=str(exc),
                            summary=str(exc))
         built = self.device.built
-        return correctness.error_message(exc, index, lambda e: describe(e, built))
+        return correctness.error_message(exc, index, lambda e: submission.describe(e, built))
 
 
 class HostError(Exception):

@@ -142,3 +142,115 @@ def test_every_verdict_is_built_in_the_judge():
                for path in sorted(GRADER.rglob("*.py")) if judge not in path.parents
                for lines in [verdicts_built(path.read_text(), str(path))] if lines}
     assert not outside, f"Verdict(...) built outside grader/judge/ (file: lines): {outside}"
+
+
+# --- no import cycles ------------------------------------------------------------------------
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "fake"
+
+
+def test_the_checker_sees_a_cycle(tmp_path):
+    """Negative control: a cycle closed by an import inside a function, and one closed by a
+    relative import in a subpackage, are both reported; a package that imports its own
+    submodules (`from fake.sub import a` in `fake/sub/__init__.py`, `from fake.sub import b`
+    in `a`: each names a submodule) is no cycle, and neither is an import of a name."""
+    root = _package(tmp_path, {
+        "fake/__init__.py": "",
+        "fake/low.py": "def f():\n    from fake import high\n    return high\n",
+        "fake/high.py": "from fake import low\n",
+        "fake/sub/__init__.py": "from fake.sub import a\nfrom fake.sub.a import NAME\n",
+        "fake/sub/a.py": "from fake.sub import b\nNAME = 1\n",
+        "fake/sub/b.py": "from . import c\n",
+        "fake/sub/c.py": "from .b import x\n",
+        "fake/alone.py": "import os\nfrom fake.low import f\n",
+    })
+    graph = imports(root)
+    assert graph["fake.sub.c"] == {"fake.sub.b"}, graph  # the relative import resolved
+    assert cycles(graph) == [["fake.high", "fake.low"], ["fake.sub.b", "fake.sub.c"]]
+
+
+def test_no_import_cycle_in_the_grader():
+    """Modules form a hierarchy: a shared piece lives in the lower module (or a small one of
+    its own), never imported back from above; lazy imports count too."""
+    found = cycles(imports(GRADER))
+    assert not found, f"import cycles in grader/ (each a set of modules importing each other): " \
+                      f"{found}"
+
+
+# --- layers ------------------------------------------------------------------------------------
+
+# Every module of grader/, lowest layer first; a module imports only from its own layer and
+# those below it. Where a module's layer is not its folder's, the module is due to move (or to
+# be split: judge.profile's pure half, ncu's output read and advised, is judge; the half that
+# starts ncu through the runner is grading).
+LAYERS = {
+    "base": ["grader", "paths", "wire", "trace", "startup"],
+    "lab": ["manifest", "submission", "release", "scaffold", "workspace", "check", "reference"],
+    "backends": ["cuda", "cuda.args", "cuda.buffers", "cuda.checked", "cuda.compiler",
+                 "cuda.cpu", "cuda.elf", "cuda.errors", "cuda.gpu", "cuda.limits", "cuda.race",
+                 "cuda.runtime", "cuda.source", "interpreter", "device", "bench"],
+    "judge": ["judge", "judge.verdict", "judge.correctness", "judge.memcheck", "judge.perf",
+              "judge.report"],
+    "exec": ["sandbox", "runner", "worker", "host", "phantom", "replay", "kernels"],
+    "grading": ["grading", "plot", "judge.profile"],
+    "course": ["course", "course.autograde", "course.build", "course.cli", "course.exchange",
+               "course.kernel", "course.leakcheck", "course.preprocessors", "course.regrade",
+               "course.slurm", "course.task"],
+    "front": ["cli", "notebook"],
+}
+
+# Imports of a higher layer that stay, each for its reason. The test fails when one of them is
+# gone too, so this list only shrinks.
+UPWARD = {
+    # The student's setup cell imports grader.notebook; a worker server imports it ahead, once
+    # for all the checks it forks (seconds of start-up each).
+    ("grader.worker", "grader.notebook"),
+    # The worker's half of the profile (`profiled`: the one call between cudaProfilerStart and
+    # Stop) lives beside the half that starts ncu; it goes with judge.profile's pure half.
+    ("grader.worker", "grader.judge.profile"),
+}
+
+
+def layer_of(layers: dict[str, list[str]], package: str = "grader") -> dict[str, int]:
+    return {(package if name == package else f"{package}.{name}"): rank
+            for rank, names in enumerate(layers.values()) for name in names}
+
+
+def upward(graph: dict[str, set[str]], rank: dict[str, int]) -> set[tuple[str, str]]:
+    """Every import of a module of a higher layer than the importer's."""
+    return {(a, b) for a, targets in graph.items() for b in targets if rank[b] > rank[a]}
+
+
+def test_the_checker_sees_an_import_from_above(tmp_path):
+    """Negative control: a low module importing a high one (inside a function) is reported;
+    the other direction and imports within a layer are not."""
+    root = _package(tmp_path, {
+        "fake/__init__.py": "",
+        "fake/low.py": "def f():\n    from fake import high\n",
+        "fake/peer.py": "from fake import low\n",
+        "fake/high.py": "from fake import peer\n",
+    })
+    rank = layer_of({"base": ["fake", "low", "peer"], "top": ["high"]}, "fake")
+    assert upward(imports(root), rank) == {("fake.low", "fake.high")}
+
+
+def test_every_module_has_a_layer():
+    """A new module is placed in LAYERS when it is added: its layer says what it may import."""
+    rank = layer_of(LAYERS)
+    names = [n for names in LAYERS.values() for n in names]
+    assert len(names) == len(set(names)), "a module listed in two layers"
+    found = set(modules(GRADER))
+    assert found - set(rank) == set(), f"modules without a layer: {sorted(found - set(rank))}"
+    assert set(rank) - found == set(), f"layers name no such module: {sorted(set(rank) - found)}"
+
+
+def test_no_module_imports_from_a_higher_layer():
+    rank = layer_of(LAYERS)
+    found = upward(imports(GRADER), {**rank, **{m: 0 for m in modules(GRADER) if m not in rank}})
+    assert found - UPWARD == set(), f"imports of a higher layer: {sorted(found - UPWARD)}"
+    assert UPWARD - found == set(), f"UPWARD lists imports that are gone: {sorted(UPWARD - found)}"

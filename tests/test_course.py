@@ -250,10 +250,8 @@ def test_a_task_that_dies_without_a_result_is_run_once_more_then_reported(
 def test_the_import_refuses_a_staged_notebook_of_other_cells(graded, tmp_path):
     """The staged notebook must hold the submission's cells: one edited after grading (or
     a submission handed in again since) is not imported."""
-    from grader.course import task
-
     root = copy_course(graded, tmp_path)
-    staged = root / task.STAGED / "solution" / students.LAB01 / f"{students.LAB01}.ipynb"
+    staged = root / autograde.STAGED / "solution" / students.LAB01 / f"{students.LAB01}.ipynb"
     staged.chmod(0o644)
     nb = nbformat.read(staged, as_version=4)
     cell = students._cell(nb, "vector_add_triton")

@@ -150,10 +150,10 @@ def test_a_profile_request_runs_in_a_worker_started_ahead(monkeypatch, reference
     the reference's launcher in a process that was given no student source."""
     monkeypatch.setenv("TCLAB_TRACE", "1")
     ahead = runner.start("cpu", reference_lab=EX.lab_id if reference else None)
-    request = grading._request(EX, "triton", "cpu", "profile",
-                               {} if reference else solution_sources("triton"),
-                               role="reference" if reference else "student",
-                               perf={"shape": {"n": 1000}, "seed": 1})
+    request = runner.request(EX, "triton", "cpu", "profile",
+                             {} if reference else solution_sources("triton"),
+                             role="reference" if reference else "student",
+                             perf={"shape": {"n": 1000}, "seed": 1})
     out = runner.run(request, 120, started=ahead)
     assert out.error is None and not out.timed_out, out.output
     said = [ln.split(" ", 2)[2] for ln in out.output.splitlines() if ln.startswith("tclab-trace")]
@@ -164,8 +164,8 @@ def test_a_profiled_call_that_raises_is_an_error_not_a_crash():
     raising = "def vector_add_triton(*a):\n    raise ValueError('no')\n\n\ndef unused("
     sources = {k: v.replace("def vector_add_triton(", raising)
                for k, v in solution_sources("triton").items()}
-    request = grading._request(EX, "triton", "cpu", "profile", sources,
-                               perf={"shape": {"n": 1000}, "seed": 1})
+    request = runner.request(EX, "triton", "cpu", "profile", sources,
+                             perf={"shape": {"n": 1000}, "seed": 1})
     out = runner.run(request, 120, started=runner.start("cpu"))
     assert out.error is not None and "ValueError: no" in out.error.message, out.output
 

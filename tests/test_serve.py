@@ -349,7 +349,7 @@ def test_a_wrappers_report_after_the_worker_exits_is_kept():
     """ncu and compute-sanitizer print their report once the worker has exited: the run ends
     when the wrapper has (it holds the worker's pipes too), never with the worker alone."""
     wrapper = ["bash", "-c", '"$@"; sleep 0.5; echo WRAPPER-REPORT', "_"]
-    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+    request = runner.request(EX, "triton", "cpu", "check", {CELL: HONEST})
     out = grading._converse(request, grading.CaseMemo().get(EX, ["public"], "float32")[:1],
                             lambda *_: True, 120, wrapper=wrapper)
     assert out.error is None and "WRAPPER-REPORT" in out.output, out.output
@@ -427,7 +427,7 @@ def test_a_wrapped_runs_exit_status_is_the_one_it_exits_with():
     with (memcheck's verdict reads the sanitizer's --error-exitcode), not the kill's -9 (it
     was -9 in every run before `runner.EXIT_GRACE`)."""
     case = grading.CaseMemo().get(EX, ["public"], EX.dtypes[0])[:1]
-    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+    request = runner.request(EX, "triton", "cpu", "check", {CELL: HONEST})
     out = grading._converse(request, case, lambda *_: True, 120, wrapper=FINDS)
     assert [m.event for m in out.messages] == ["case"] and out.returncode == 86, out
 
@@ -460,7 +460,7 @@ def test_a_process_started_ahead_serves_a_forked_task_with_its_real_exit_status(
             with runner.session():
                 for check in ("memcheck", "bare"):
                     started = runner.current().take_warm("triton", check)
-                    request = grading._request(EX, "triton", "cpu", "check", {CELL: HONEST})
+                    request = runner.request(EX, "triton", "cpu", "check", {CELL: HONEST})
                     out = grading._converse(request, case, lambda *_: True, 120,
                                             started=started)
                     verdict = memcheck.decide(EX, "triton", EX.dtypes[0], case[0].case.shape,
@@ -500,8 +500,8 @@ def test_a_process_started_ahead_that_ended_is_never_the_one_that_decides(monkey
     without a word, does not decide either: the check runs again in a process of its own."""
     import select
 
-    real_request, real_run = grading._request, runner.run
-    monkeypatch.setattr(grading, "_request",  # the CPU's worker: the mechanism is the same
+    real_request, real_run = runner.request, runner.run
+    monkeypatch.setattr(runner, "request",  # the CPU's worker: the mechanism is the same
                         lambda ex, impl, device, *a, **k: real_request(ex, impl, "cpu", *a, **k))
     monkeypatch.setattr(grading, "memcheck_wrapper", lambda tool, check_: FINDS)
     which = grading.shutil.which  # the sanitizer "found"; g++ (the CPU runtime) still real

@@ -29,6 +29,7 @@ DEFAULT_LIMIT = 1800.0  # seconds per submission; every check inside has its own
 GRACE = 30.0  # past the limit, a task that has not stopped itself is killed from here
 RETRIES = 1  # a task that ended without an outcome (a crash) is run once more
 NBGRADER_WRAPPER = "nbgrader.converters.base.NbGraderException"  # says only "see above"
+STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tasks
 
 
 @dataclass
@@ -64,6 +65,18 @@ class Outcome:
                   wall=data.get("wall", {}))
         out.log = Path(data["log"]) if data.get("log") else None
         return out
+
+
+def load_config(root: Path, **overrides):
+    """The course's nbgrader_config.py, as nbgrader would load it, with `overrides`
+    ({"Class.trait": value}) on top."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    for key, value in overrides.items():
+        cls, trait = key.split(".")
+        setattr(config[cls], trait, value)
+    return config
 
 
 class AutogradeError(RuntimeError):
@@ -298,14 +311,13 @@ def finish(root: Path, lab_id: str, who: list[str], console=None) -> list[Outcom
     from nbgrader.preprocessors import AssignLatePenalties, CheckCellMetadata, SaveAutoGrades
     from sqlalchemy.exc import SAWarning
 
-    from grader.course import task
     from grader.course.preprocessors import ImportStaged
 
     root = Path(root).resolve()
     outcomes = read_outcomes(root, lab_id, who)
     graded = [o for o in outcomes if o.status == "graded"]
-    config = task.load_config(root, **{"CourseDirectory.root": str(root),
-                                       "ImportStaged.staged_dir": str(root / task.STAGED)})
+    config = load_config(root, **{"CourseDirectory.root": str(root),
+                                       "ImportStaged.staged_dir": str(root / STAGED)})
     # The course's pipeline with the task's outputs in place of executing and regrading.
     config.Autograde.autograde_preprocessors = [ImportStaged, SaveAutoGrades,
                                                 AssignLatePenalties, CheckCellMetadata]

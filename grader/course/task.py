@@ -33,31 +33,17 @@ from pathlib import Path
 from grader import check, grading, manifest, runner, submission
 from grader import device as dev
 from grader.course import autograde as ag
-from grader.course import build
 from grader.judge.verdict import Grade
 
-STAGED = f"{build.STATE}/staged"  # nbgrader's autograded directory, for the tasks
 # The reference's times serve every submission graded on the same GPU within this many
 # seconds (grading.REFERENCE_MAX_AGE_ENV; TCLAB_REFERENCE_MAX_AGE=0 measures it per check).
 REFERENCE_MAX_AGE = 600.0
 WARM_ENV = "TCLAB_WARM_SERVERS"  # "0": a task server starts no worker processes ahead
 
 
-def load_config(root: Path, **overrides):
-    """The course's nbgrader_config.py, as nbgrader would load it, with `overrides`
-    ({"Class.trait": value}) on top."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    for key, value in overrides.items():
-        cls, trait = key.split(".")
-        setattr(config[cls], trait, value)
-    return config
-
-
 def _private_gradebook(root: Path, student: str, lab_id: str) -> Path:
     """A copy of the gradebook for this task's nbgrader to write (and then be deleted)."""
-    path = root / STAGED / student / f".gradebook-{lab_id}.db"
+    path = root / ag.STAGED / student / f".gradebook-{lab_id}.db"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
     src = sqlite3.connect(f"file:{root / 'gradebook.db'}?mode=ro", uri=True)
@@ -108,8 +94,8 @@ def grade(root: Path, lab_id: str, student: str, device: str,
     os.environ["TCLAB_DEVICE"] = device  # the regrade and the notebook's kernel read it
     os.environ.setdefault(grading.REFERENCE_MAX_AGE_ENV, f"{REFERENCE_MAX_AGE:g}")
     private = _private_gradebook(root, student, lab_id)
-    config = load_config(root, **{"CourseDirectory.db_url": f"sqlite:///{private}",
-                                  "CourseDirectory.autograded_directory": STAGED,
+    config = ag.load_config(root, **{"CourseDirectory.db_url": f"sqlite:///{private}",
+                                  "CourseDirectory.autograded_directory": ag.STAGED,
                                   "CourseDirectory.root": str(root)})
     rg = regrade.Regrade(config=config)
     parts = [p for p in grading.plan(lab, nb, lab.id, device) if not isinstance(p, Grade)]

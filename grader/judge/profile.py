@@ -757,15 +757,6 @@ def prime(ex: Exercise, impl: str, timeout: float | None = None) -> str | None:
     return None if got.get("metrics") else got.get("reason", "no profile")
 
 
-def line(grade_perf: dict) -> str | None:
-    """The advice a perf verdict carries (`feedback()`'s, under "profile"), one line, or why
-    there is none; None when it was not profiled."""
-    got = grade_perf.get("profile")
-    if not got:
-        return None
-    return got.get("advice") or got.get("reason")
-
-
 def without_gpu(ex: Exercise, impl: str) -> str:
     """What the notebook says in place of the advice on a machine without a GPU."""
     measured = ("DRAM bytes read and written against the minimum, % of peak bandwidth, "
@@ -862,16 +853,16 @@ def run(ex: Exercise, impl: str, sources: dict[str, str], timeout: float | None 
     """One profiled call of the student's launcher (or, `reference`, the hidden reference's)
     on the profiled case, under ncu in the sandbox, in `started` (`start()`) or a process
     started now: {"metrics": {...}, "seconds": s} or {"reason": why there are none}."""
-    from grader import check, grading, runner
+    from grader import check, runner
 
     started = started or start(ex, reference, device, impl=impl)
     if started is None:
         return {"reason": SKIPPED_NO_NCU}
     shape, dtype = case(ex)
-    request = grading._request(ex, impl, device, "profile", {} if reference else sources,
-                               dtype=dtype, role="reference" if reference else "student",
-                               perf={"shape": shape,
-                                     "seed": check.seed_for(f"{ex.key}/{dtype}", "profile", 0)})
+    request = runner.request(ex, impl, device, "profile", {} if reference else sources,
+                             dtype=dtype, role="reference" if reference else "student",
+                             perf={"shape": shape,
+                                   "seed": check.seed_for(f"{ex.key}/{dtype}", "profile", 0)})
     held = [False]
     try:
         outcome = runner.run(request, (timeout or runner.DEFAULT_TIMEOUT[device]) * 2,

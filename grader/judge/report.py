@@ -12,7 +12,6 @@ the same numbers in the same words wherever they look.
 
 from __future__ import annotations
 
-from grader.judge.profile import line as profile_line
 from grader.judge.verdict import Grade, Verdict
 from grader.manifest import Exercise
 
@@ -50,8 +49,12 @@ def profile_note(advice: str) -> str:
 
 
 def advice(verdicts: list[Verdict]) -> str | None:
-    """The profiler's line a perf verdict carries (the first that has one), or None."""
-    return next(filter(None, (profile_line(v.perf) for v in verdicts)), None)
+    """The profiler's line the perf verdicts carry (`judge.profile.feedback()`'s advice, or
+    why there is none, under "profile"; the first verdict that has one), or None where none
+    was profiled."""
+    said = (got.get("advice") or got.get("reason")
+            for got in (v.perf.get("profile") for v in verdicts) if got)
+    return next(filter(None, said), None)
 
 
 def note(grade: Grade) -> str:
