@@ -275,7 +275,7 @@ def test_pytest_k_lab_selects_the_students_tests_and_m_corpus_the_controls():
     assert students and all(t.startswith("tests/test_labs.py::") and "lab03_" in t
                             for t in students), students
     controls = _collected("-m", "corpus", "-k", "lab03")
-    assert controls and all(t.startswith("tests/test_corpus.py::") and "[activations-" in t
+    assert controls and all(t.startswith("tests/test_corpus.py::") and "[lab03_activations-" in t
                             for t in controls), controls
 
 
