@@ -355,3 +355,13 @@ def test_autograde_table_says_why_perf_scores_0_on_a_cpu():
     assert "0/2 (no GPU)" in shown["cpu"] and "graded on a GPU only" in shown["cpu"]
     assert "3/3 " in shown["cpu"] and "3/3 (no GPU)" not in shown["cpu"]
     assert "0/2" in shown["gpu"] and "GPU" not in shown["gpu"]
+
+
+def test_autograde_names_a_submission_graded_without_the_sandbox():
+    """tclab course autograde's output warned of nothing where the sandbox could not be made
+    (tclab check did)."""
+    boxed = autograde.Outcome("ada", status="graded", verdicts=[{"unsandboxed": ""}])
+    loose = autograde.Outcome("bob", status="graded",
+                              verdicts=[{"unsandboxed": ""}, {"unsandboxed": "no user namespaces"}])
+    assert autograde.unsandboxed([boxed]) == ""
+    assert autograde.unsandboxed([boxed, loose]) == "no user namespaces"

@@ -463,6 +463,12 @@ def check_course(root: Path, lab_id: str) -> list[str]:
     return who
 
 
+def unsandboxed(outcomes: list[Outcome]) -> str:
+    """Why some submission's code ran outside the sandbox ("" where every one ran inside)."""
+    return next((g["unsandboxed"] for o in outcomes for g in o.verdicts
+                 if g.get("unsandboxed")), "")
+
+
 def table(lab_id: str, outcomes: list[Outcome], device: str):
     from rich.table import Table
 

@@ -113,6 +113,11 @@ def cmd_autograde(args) -> int:
         console.print(f"[red]tclab course autograde: {exc}[/]")
         return 2
     console.print(autograde.table(lab.id, outcomes, device))
+    unboxed = autograde.unsandboxed(outcomes)
+    if unboxed:  # the same warning as tclab check's
+        console.print(f"WARNING: student code ran WITHOUT the sandbox ({unboxed}): it could "
+                      "read the course's files and the other submissions; grade in a container",
+                      style="bold red", markup=False)
     results = autograde.write_results(Path(args.dir), lab.id, outcomes, device)
     bad = [o for o in outcomes if o.status != "graded" or o.problems]
     for o in bad:
