@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 GRADER = Path(__file__).resolve().parent.parent / "grader"
@@ -254,3 +255,45 @@ def test_no_module_imports_from_a_higher_layer():
     found = upward(imports(GRADER), {**rank, **{m: 0 for m in modules(GRADER) if m not in rank}})
     assert found - UPWARD == set(), f"imports of a higher layer: {sorted(found - UPWARD)}"
     assert UPWARD - found == set(), f"UPWARD lists imports that are gone: {sorted(UPWARD - found)}"
+
+
+ARCHITECTURE = GRADER.parent / "docs" / "architecture.md"
+
+
+def missing_from_page(page: str, layers: dict[str, list[str]]) -> list[str]:
+    """The modules of `layers` that the page's diagram does not show on their layer's lines
+    (layers top down; a layer's name starts its first line)."""
+    diagram = page.split("```")[1]
+    rows: dict[str, str] = {}
+    layer = None
+    for line in diagram.splitlines():
+        head, _, rest = line.strip().partition(" ")
+        if head in layers:
+            layer, line = head, rest
+        if layer:
+            rows[layer] = rows.get(layer, "") + " " + line
+    if list(rows) != list(reversed(layers)):
+        return [f"layers in this order, top down: {list(reversed(layers))}"]
+    missing = []
+    for layer, names in layers.items():
+        for name in names:
+            if name in ("grader", "course") or name.startswith("cuda."):
+                continue  # a package itself; cuda.* stands for the CUDA backend's modules
+            shown = name.removeprefix("course.")
+            if not re.search(rf"(?<![\w.]){re.escape(shown)}(?!\w)", rows[layer]):
+                missing.append(name)
+    return missing
+
+
+def test_the_architecture_page_names_every_module_in_its_layer():
+    """docs/architecture.md's diagram lists every module of LAYERS on its layer's lines, so a
+    module added or moved shows there too."""
+    assert missing_from_page(ARCHITECTURE.read_text(), LAYERS) == []
+
+
+def test_the_page_check_sees_a_module_left_out():
+    """Negative control: a page without `replay`, or with its layers out of order."""
+    page = ARCHITECTURE.read_text()
+    assert missing_from_page(page.replace("replay (", "(", 1), LAYERS) == ["replay"]
+    swapped = dict(reversed(list(LAYERS.items())))
+    assert missing_from_page(page, swapped) != []
