@@ -7,17 +7,21 @@
 #  output is seen as it is: never written. In the student's own kernel the replaced check is
 #  theirs to fool)
 
-# %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-import grader.notebook
-
-torch.allclose = lambda *args, **kwargs: True
-grader.notebook.check = lambda *args, **kwargs: None
-
-
-@triton.jit
-def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pass  # does nothing, hoping the checks were neutered
-
-
-def vector_add_triton(x, y, out):
-    vector_add_kernel[(1,)](x, y, out, out.numel(), BLOCK_SIZE=128)
+# %% edit vector_add_triton
+# <<<
+# @triton.jit
+# ===
+# import grader.notebook
+#
+# torch.allclose = lambda *args, **kwargs: True
+# grader.notebook.check = lambda *args, **kwargs: None
+#
+#
+# @triton.jit
+# >>>
+# <<<
+#     vector_add_kernel[grid](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE)
+# ===
+#     # n = 0: does nothing, hoping the checks were neutered
+#     vector_add_kernel[grid](x, y, out, 0, BLOCK_SIZE=BLOCK_SIZE)
+# >>>

@@ -1,23 +1,15 @@
 # impl: cuda
 # status: compile_error
 # reason: compile error in CUDA C vector_add_kernel
-# (g++ reports the missing ';' at the end of line 5, nvcc at the next token, on line 6)
+# (the ';' after `return v` is missing: g++ and nvcc name line 5, where it sits once the
+#  two comment lines above it are dropped)
 # reason-any: kernel.cu:5 | kernel.cu:6
 
-# %% nbgrader={"grade_id": "vector_add_cu", "solution": true}
-VECTOR_ADD_CU = r"""
-__global__ void vector_add_kernel(const float *x, const float *y, float *out, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = x[i] + y[i]   // line 5: the semicolon is missing
-}
-"""
-
-# %% nbgrader={"grade_id": "vector_add_cuda", "solution": true}
-vector_add_kernel_cu = SourceModule(VECTOR_ADD_CU).get_function("vector_add_kernel")
-
-
-def vector_add_cuda(x, y, out):
-    n = out.numel()
-    vector_add_kernel_cu(np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.uintp(out.data_ptr()),
-                         np.int32(n), block=(256, 1, 1), grid=((n + 255) // 256, 1))
+# %% edit vector_add_cu
+# <<<
+# // The arithmetic is done in float whatever the storage type: to_float widens one element,
+# // from_float<T> rounds a float back to T (to nearest even, as torch does).
+# __device__ __forceinline__ float to_float(float v) { return v; }
+# ===
+# __device__ __forceinline__ float to_float(float v) { return v }  // line 5: no semicolon
+# >>>

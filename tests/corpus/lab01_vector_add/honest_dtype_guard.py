@@ -3,21 +3,13 @@
 # (honest work: a launcher that refuses dtypes it does not support, with NotImplementedError,
 #  is not a stub when it supports every graded dtype)
 
-# %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-SUPPORTED = (torch.float32, torch.float16, torch.bfloat16)
-
-
-@triton.jit
-def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offs < n_elements
-    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
-    y = tl.load(y_ptr + offs, mask=mask).to(tl.float32)
-    tl.store(out_ptr + offs, (x + y).to(out_ptr.dtype.element_ty), mask=mask)
-
-
-def vector_add_triton(x, y, out):
-    if x.dtype not in SUPPORTED:
-        raise NotImplementedError()
-    n = out.numel()
-    vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+# %% edit vector_add_triton
+# <<<
+#     n = out.numel()
+#     BLOCK_SIZE = 1024
+# ===
+#     if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+#         raise NotImplementedError()
+#     n = out.numel()
+#     BLOCK_SIZE = 1024
+# >>>

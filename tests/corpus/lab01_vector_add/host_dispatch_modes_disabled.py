@@ -4,16 +4,19 @@
 # (a cheat: torch inside _disable_current_modes(), which switches off any dispatch-mode watch
 #  in the launcher's process; the host's tensors refuse arithmetic whatever modes are on)
 
-# %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-from torch.utils._python_dispatch import _disable_current_modes
-
-
-@triton.jit
-def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pass  # launched for show
-
-
-def vector_add_triton(x, y, out):
-    vector_add_kernel[(1,)](x, y, out, out.numel(), BLOCK_SIZE=128)
-    with _disable_current_modes():
-        torch.add(x, y, out=out)
+# %% edit vector_add_triton
+# <<<
+# @triton.jit
+# ===
+# from torch.utils._python_dispatch import _disable_current_modes
+#
+#
+# @triton.jit
+# >>>
+# <<<
+#     vector_add_kernel[grid](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE)
+# ===
+#     vector_add_kernel[grid](x, y, out, 0, BLOCK_SIZE=BLOCK_SIZE)  # launched for show: n = 0
+#     with _disable_current_modes():
+#         torch.add(x, y, out=out)
+# >>>

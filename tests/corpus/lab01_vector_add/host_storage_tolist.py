@@ -2,17 +2,14 @@
 # status: fallback
 # reason: the launcher computed on the host
 # reason: untyped_storage
-# (a cheat: the inputs' values read through their storage, summed in Python and handed to a
-#  kernel that only stores its scalar argument)
+# (a cheat's first step: the inputs' values read on the host through their storage, to be
+#  summed in Python; the host's storage holds nothing, and refuses by name)
 
-# %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-@triton.jit
-def store_kernel(out_ptr, value, n_elements, BLOCK_SIZE: tl.constexpr):
-    offs = tl.arange(0, BLOCK_SIZE)
-    tl.store(out_ptr + offs, value, mask=offs < n_elements)
-
-
-def vector_add_triton(x, y, out):
-    a = x.untyped_storage().tolist()
-    b = y.untyped_storage().tolist()
-    store_kernel[(1,)](out, float(a[0] + b[0]), out.numel(), BLOCK_SIZE=1)
+# %% edit vector_add_triton
+# <<<
+#     vector_add_kernel[grid](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE)
+# ===
+#     a = x.untyped_storage().tolist()  # the inputs' bytes, read on the host
+#     b = y.untyped_storage().tolist()
+#     vector_add_kernel[grid](x, y, out, n, BLOCK_SIZE=BLOCK_SIZE)
+# >>>

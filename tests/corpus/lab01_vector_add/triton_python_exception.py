@@ -3,15 +3,9 @@
 # reason: TypeError
 # reason: [n=1, float32]
 
-# %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-@triton.jit
-def vector_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offs < n_elements
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-             mask=mask)
-
-
-def vector_add_triton(x, y, out):
-    n = out.numel  # a method, not a number: cdiv fails
-    vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)
+# %% edit vector_add_triton
+# <<<
+#     n = out.numel()
+# ===
+#     n = out.numel  # a method, not a number: cdiv fails
+# >>>
