@@ -3,37 +3,14 @@
 # status: fail
 # reason: [n_rows=129, n_cols=127, y transposed]
 # reason: elements differ
-
-# %% nbgrader={"grade_id": "matrix_add_cu", "solution": true}
 # (The row strides are used, the column strides are assumed to be 1: right on contiguous and
 # padded inputs, wrong on the first transposed one.)
-MATRIX_ADD_CU = r"""
-#define TILE 32
-#define BLOCK_ROWS 8
 
-__global__ void matrix_add_kernel(const float *x, const float *y, float *out, int n_rows,
-                                  int n_cols, int stride_xm, int stride_xn, int stride_ym,
-                                  int stride_yn)
-{
-    const long long col = blockIdx.x * TILE + threadIdx.x;
-    if (col >= n_cols) return;
-    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
-        const long long row = blockIdx.y * TILE + threadIdx.y + k;
-        if (row < n_rows) {
-            out[row * n_cols + col] = x[row * stride_xm + col] + y[row * stride_ym + col];
-        }
-    }
-}
-"""
-
-# %% nbgrader={"grade_id": "matrix_add_cuda", "solution": true}
-matrix_add_kernel_cu = SourceModule(MATRIX_ADD_CU).get_function("matrix_add_kernel")
-
-
-def matrix_add_cuda(x, y, out):
-    n_rows, n_cols = x.shape
-    matrix_add_kernel_cu(
-        np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.uintp(out.data_ptr()),
-        np.int32(n_rows), np.int32(n_cols), *(np.int32(s) for s in (*x.stride(), *y.stride())),
-        block=(32, 8, 1), grid=((n_cols + 31) // 32, (n_rows + 31) // 32),
-    )
+# %% edit matrix_add_cu
+# <<<
+#     const float *xp = x + row0 * stride_xm + (long long)col * stride_xn;
+#     const float *yp = y + row0 * stride_ym + (long long)col * stride_yn;
+# ===
+#     const float *xp = x + row0 * stride_xm + col;  // column strides assumed to be 1
+#     const float *yp = y + row0 * stride_ym + col;
+# >>>
