@@ -3,24 +3,16 @@
 # status: fail
 # reason: out-of-bounds write
 # reason: [h=1, w=1, c=4, uint8]
+# (No bounds check on the tail pixel's store: every thread past the n_pixels % 4 leftovers
+# writes past the end, and the block of the 1-pixel image writes 255 pixels past it.)
 
-# %% nbgrader={"grade_id": "invert_cu", "solution": true}
-# One pixel per thread, and no bounds check on the store: the block of the 1-pixel image
-# writes 255 pixels past its end.
-INVERT_CU = r"""
-__global__ void invert_kernel(const uchar4 *rgba, uchar4 *out, int n_pixels)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    uchar4 p = i < n_pixels ? rgba[i] : make_uchar4(0, 0, 0, 0);
-    out[i] = make_uchar4(255 - p.x, 255 - p.y, 255 - p.z, p.w);
-}
-"""
-
-# %% nbgrader={"grade_id": "invert_cuda", "solution": true}
-invert_kernel_cu = SourceModule(INVERT_CU).get_function("invert_kernel")
-
-
-def invert_cuda(rgba, out):
-    n = out.numel() // 4
-    invert_kernel_cu(np.uintp(rgba.data_ptr()), np.uintp(out.data_ptr()), np.int32(n),
-                     block=(256, 1, 1), grid=((n + 255) // 256, 1))
+# %% edit invert_cu
+# <<<
+#     if (tail < n_pixels) {  // only the first n_pixels % 4 threads have a leftover pixel
+#         reinterpret_cast<unsigned *>(out)[tail] =
+#             reinterpret_cast<const unsigned *>(rgba)[tail] ^ FLIP;
+#     }
+# ===
+#     reinterpret_cast<unsigned *>(out)[tail] =  // the read is guarded, the store is not
+#         tail < n_pixels ? reinterpret_cast<const unsigned *>(rgba)[tail] ^ FLIP : 0u;
+# >>>
