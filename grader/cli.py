@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from grader import device as dev
@@ -81,31 +80,27 @@ def cmd_check(args) -> int:
     device = dev.resolve(args.device)
     dev.use(device)
     labs = manifest.select(args.labs)
-    submission = args.submission or grading.default_submission()
-    grades: list[Grade] = []
-    jobs = [(lab, ex, impl) for lab in labs for ex in lab.exercises for impl in ex.impls]
+    where = args.submission or grading.default_submission()
+    jobs = sum(len(ex.impls) for lab in labs for ex in lab.exercises)
+    finished = 0
     # One submitter: a worker server serves every check (runner.session).
     with Progress(console=console, transient=True) as progress, runner.session():
-        task = progress.add_task("checking", total=len(jobs))
-        for done, (lab, ex, impl) in enumerate(jobs, 1):
-            progress.update(task, description=f"{ex.key} {impl}")
-            started, before = time.monotonic(), len(grades)
-            try:
-                path = grading.resolve_submission(lab, submission)
-            except ValueError as exc:
-                grades.append(grading.unreadable(ex, impl, device, exc))
-            else:
-                grades += grading.grade_notebook(lab, path, device, impls=[impl],
-                                                 exercises=[ex.name], timeout=args.timeout,
-                                                 plot_dir=Path(args.plots))
-            progress.advance(task)
+        task = progress.add_task("reading", total=jobs)
+        # Each lab's notebook read once, every part of it planned; then all graded in one run.
+        parts = [part for lab in labs for part in grading.plan_submission(lab, where, device)]
+
+        def done(g: Grade, seconds: float) -> None:
+            nonlocal finished
+            finished += 1
+            progress.update(task, description=f"{g.exercise} {g.impl}", advance=1)
             if not console.is_terminal:  # a log file: one line per job instead of a bar
-                for g in grades[before:]:
-                    spent = ", ".join(f"{v.check}{' ' + v.dtype if v.dtype else ''} "
-                                      f"{v.seconds:.0f} s" for v in g.checks + g.perf if v.seconds)
-                    console.print(f"[{done}/{len(jobs)}] {g.exercise} {g.impl}: {g.status} "
-                                  f"after {time.monotonic() - started:.0f} s ({spent})",
-                                  markup=False, highlight=False)
+                spent = ", ".join(f"{v.check}{' ' + v.dtype if v.dtype else ''} "
+                                  f"{v.seconds:.0f} s" for v in g.checks + g.perf if v.seconds)
+                console.print(f"[{finished}/{jobs}] {g.exercise} {g.impl}: {g.status} "
+                              f"after {seconds:.0f} s ({spent})", markup=False, highlight=False)
+
+        grades = grading.grade_parts(parts, device, timeout=args.timeout,
+                                     plot_dir=Path(args.plots), on_done=done)
     console.print(_table(grades, device))
     unboxed = next((g.unsandboxed for g in grades if g.unsandboxed), "")
     if unboxed:

@@ -8,6 +8,7 @@ pytest suite and the nbgrader regrade, so they agree.
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import dataclasses
 import functools
@@ -113,10 +114,16 @@ class CaseMemo:
     def __init__(self):
         self._lock = threading.Lock()
         self._made: dict[tuple, Future] = {}
+        self._dropped: set[str] = set()
 
-    def get(self, ex: Exercise, suites: list[str], dtype: str) -> list[correctness.Prepared]:
+    def get(self, ex: Exercise, suites: list[str], dtype: str,
+            ahead: bool = False) -> list[correctness.Prepared] | None:
+        """The set, made now or by another thread; `ahead` (made before a check asks): None,
+        and nothing made, once the checks of `ex` are over (`drop`)."""
         key = (ex.key, tuple(suites), dtype)
         with self._lock:
+            if ahead and ex.key in self._dropped:
+                return None
             made, mine = self._made.get(key), False
             if made is None:
                 made, mine = self._made.setdefault(key, Future()), True
@@ -126,6 +133,13 @@ class CaseMemo:
             except BaseException as exc:
                 made.set_exception(exc)
         return made.result()
+
+    def drop(self, ex: Exercise) -> None:
+        """Forget the sets of `ex`: every check that uses them has had them."""
+        with self._lock:
+            self._dropped.add(ex.key)
+            for key in [key for key in self._made if key[0] == ex.key]:
+                del self._made[key]
 
 
 def correctness_checks(ex: Exercise, impl: str, sources: dict[str, str], suites: list[str],
@@ -462,32 +476,69 @@ def timed(grade: Grade, ex: Exercise, sources: dict[str, str], timeout: float | 
 
 def grade_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
                perf: bool = True, timeout: float | None = None, plot_dir: Path | None = None,
-               ahead=None) -> list[Grade]:
-    """Every (exercise, impl, sources) of one submission, in two phases: the untimed checks
-    (`untimed_many`, or those `ahead` already holds for the same sources), then every perf
-    check one after the other, alone on the GPU, their plots drawn meanwhile. The verdicts
-    are those of `grade_exercise` on each, in any order."""
+               ahead=None, on_done=None) -> list[Grade]:
+    """Every (exercise, impl, sources) of one submission, or of each lab's in turn (`tclab
+    check`), in two phases: the untimed checks (`untimed_many`, or those `ahead` already holds
+    for the same sources), then every perf check one after the other, alone on the GPU, their
+    plots drawn meanwhile. The verdicts are those of `grade_exercise` on each, in `work`'s
+    order. `on_done(grade, seconds)`: called once each part is finished, with the seconds its
+    own checks took; one call at a time."""
+    measured = perf and device == "gpu"  # else a part is finished with its untimed checks
+    lock = threading.Lock()
+    spent: dict[tuple[str, str], float] = {}
+
+    def report(grade: Grade, seconds: float) -> None:
+        if on_done is not None:
+            with lock:
+                on_done(grade, seconds)
+
+    def settled(ex: Exercise, src: dict, grade: Grade, seconds: float) -> None:
+        if measured:
+            spent[(ex.key, grade.impl)] = seconds
+            return
+        if perf:  # without a GPU: only the reason nothing was measured
+            timed(grade, ex, src, timeout, plot_dir)
+        report(grade, seconds)
+
     done = dict(ahead or {})
-    todo = [(ex, impl, src) for ex, impl, src in work
-            if done.get((ex.key, impl), (None, None))[0] != src]
-    done.update(untimed_many(todo, device, hidden, timeout, warm_reference=perf))
+    todo = []
+    for ex, impl, src in work:
+        if done.get((ex.key, impl), (None, None))[0] == src:
+            settled(ex, src, done[(ex.key, impl)][1], 0.0)
+        else:
+            todo.append((ex, impl, src))
+    # On a GPU, one lab at a time: every case set of the pass is made at its start (a set
+    # holds cases of up to 2^27 elements) and the profiler's processes of every part start
+    # then too, so a run of every lab holds no more than one notebook's check does. Without
+    # one, the sets are small (every lab's: 170 MB) and one pass lets a lane go on to the
+    # next lab while the other finishes this one.
+    passes: dict[str, list] = {}
+    for part in todo:
+        passes.setdefault(part[0].lab_id if device == "gpu" else "", []).append(part)
+    for one_pass in passes.values():
+        done.update(untimed_many(one_pass, device, hidden, timeout, warm_reference=perf,
+                                 on_settled=settled))
     grades = [done[(ex.key, impl)][1] for ex, impl, _ in work]
-    if perf:
+    if measured:
         with ThreadPoolExecutor(max_workers=1) as plots:  # CPU work: beside the timed rounds
             for grade, (ex, _, src) in zip(grades, work):
+                begun = time.monotonic()
                 timed(grade, ex, src, timeout, plot_dir, plots)
+                report(grade, spent.get((ex.key, grade.impl), 0.0) + time.monotonic() - begun)
     return grades
 
 
 def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bool = True,
-                 timeout: float | None = None, warm_reference: bool = True
+                 timeout: float | None = None, warm_reference: bool = True, on_settled=None
                  ) -> dict[tuple[str, str], tuple[dict, Grade]]:
     """`untimed()` of each: each implementation's correctness checks one after another (its
     own worker server), the implementations side by side on the same prepared cases, every
     memcheck (a process of its own under the sanitizer) beside them; returns once all have
     ended. On a GPU (`warm_reference`: perf checks follow) the reference's server starts
     meanwhile, and each part's profile runs beside the checks (`untimed`'s `profile_pool`;
-    their profiled calls one at a time: `profile.GATE`)."""
+    their profiled calls one at a time: `profile.GATE`). `on_settled(ex, sources, grade,
+    seconds)`: called as each part's grade is settled, from its lane (or, where a check of it
+    still ran beside the next part, once all have ended), with the seconds since it began."""
     impls = list(dict.fromkeys(impl for _, impl, _ in work))
     own = runner.current()
     if own is not None:
@@ -507,14 +558,32 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
             ThreadPoolExecutor(max_workers=max(1, len(work))) as profiling, \
             ThreadPoolExecutor(max_workers=max(1, len(impls))) as lanes, \
             ThreadPoolExecutor(max_workers=max(1, min(PREPARE_WORKERS, len(sets)))) as making:
-        for ex, dtype in sets:  # in the order the lanes need them; a lane takes a set made
-            making.submit(memo.get, ex, suites_for(device, hidden), dtype)  # or waits for it
+        # In the order the lanes need them; a lane takes a set made, or waits for it.
+        for ex, dtype in sets:
+            making.submit(memo.get, ex, suites_for(device, hidden), dtype, ahead=True)
+
+        waiting: dict[tuple[str, str], tuple[Exercise, float]] = {}  # settled after the lanes
+        users = collections.Counter(ex.key for ex, _, _ in work)  # parts yet to use its sets
+        users_lock = threading.Lock()
 
         def lane(impl):
-            return {(ex.key, i): (src, untimed(ex, i, src, device, hidden, timeout,
-                                               memcheck_pool=pool, memo=memo,
-                                               profile_pool=profiling if profiles else None))
-                    for ex, i, src in work if i == impl}
+            graded = {}
+            for ex, i, src in work:
+                if i != impl:
+                    continue
+                begun = time.monotonic()
+                grade = untimed(ex, i, src, device, hidden, timeout, memcheck_pool=pool,
+                                memo=memo, profile_pool=profiling if profiles else None)
+                with users_lock:
+                    users[ex.key] -= 1
+                    if not users[ex.key]:
+                        memo.drop(ex)
+                graded[(ex.key, i)] = (src, grade)
+                if on_settled is not None and not _pending(grade):
+                    on_settled(ex, src, grade, time.monotonic() - begun)
+                else:
+                    waiting[(ex.key, i)] = (ex, begun)
+            return graded
 
         runs = [lanes.submit(contextvars.copy_context().run, lane, impl) for impl in impls]
         grades = {key: value for run in runs for key, value in run.result().items()}
@@ -523,7 +592,17 @@ def untimed_many(work: list[tuple[Exercise, str, dict]], device: str, hidden: bo
 
         for ex, impl, _ in work:
             profile.close(own.take(("profile", ex.key, impl)) or {})
-    return {key: (src, settle(grade)) for key, (src, grade) in grades.items()}
+    settled = {key: (src, settle(grade)) for key, (src, grade) in grades.items()}
+    if on_settled is not None:
+        for key, (ex, begun) in waiting.items():
+            src, grade = settled[key]
+            on_settled(ex, src, grade, time.monotonic() - begun)
+    return settled
+
+
+def _pending(grade: Grade) -> bool:
+    """Whether a check of `grade` (memcheck, the profile) is still a Future (see `settle`)."""
+    return any(isinstance(c, Future) for c in grade.checks) or isinstance(grade.profile, Future)
 
 
 def unreadable(ex: Exercise, impl: str, device: str, error: submission.SubmissionError,
@@ -577,20 +656,42 @@ def plan(lab: Lab, nb, where: str, device: str, impls=None, exercises=None,
     return parts
 
 
-def grade_parts(parts: list, device: str, **kw) -> list[Grade]:
-    """`plan()`'s parts graded (`grade_many`), in their order."""
-    graded = iter(grade_many([p for p in parts if not isinstance(p, Grade)], device, **kw))
+def grade_parts(parts: list, device: str, on_done=None, **kw) -> list[Grade]:
+    """`plan()`'s parts graded (`grade_many`), in their order; `on_done(grade, seconds)` is
+    called for each as it is finished (an unreadable part's first)."""
+    for p in parts:
+        if isinstance(p, Grade) and on_done is not None:
+            on_done(p, 0.0)
+    graded = iter(grade_many([p for p in parts if not isinstance(p, Grade)], device,
+                             on_done=on_done, **kw))
     return [p if isinstance(p, Grade) else next(graded) for p in parts]
+
+
+def plan_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None,
+                  perf: bool = True) -> list:
+    """`plan()` of the notebook at `path`, read once for every part of it."""
+    try:
+        nb = submission.read_notebook(path)
+    except submission.SubmissionError as exc:
+        nb = exc
+    return plan(lab, nb, str(path), device, impls, exercises, perf)
+
+
+def plan_submission(lab: Lab, where: str, device: str, perf: bool = True) -> list:
+    """`plan_notebook()` of `lab`'s notebook in `where` (see `resolve_submission`); where
+    there is none, the Grade of each part says so."""
+    try:
+        path = resolve_submission(lab, where)
+    except submission.SubmissionError as exc:
+        return [unreadable(ex, impl, device, exc, perf) for ex in lab.exercises
+                for impl in ex.impls]
+    return plan_notebook(lab, path, device, perf=perf)
 
 
 def grade_notebook(lab: Lab, path: Path, device: str, impls=None, exercises=None,
                    **kw) -> list[Grade]:
     """Every exercise and implementation of `lab` in the notebook at `path`; an unreadable
     notebook or a missing cell is a verdict for what it affects, never an exception."""
-    try:
-        nb = submission.read_notebook(path)
-    except submission.SubmissionError as exc:
-        nb = exc
-    parts = plan(lab, nb, str(path), device, impls, exercises, kw.get("perf", True))
+    parts = plan_notebook(lab, path, device, impls, exercises, kw.get("perf", True))
     with runner.session():  # one worker server for the whole notebook
         return grade_parts(parts, device, **kw)

@@ -5,7 +5,6 @@ implementation, results.json is written, the exit code is 1, and later labs are 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -102,9 +101,9 @@ def test_read_notebook_never_raises_anything_else(tmp_path):
 
 
 def test_cli_verbose_prints_details_without_markup(tmp_path, device, capsys):
-    path = tmp_path / "lab01_vector_add.py"
-    path.write_text((Path(__file__).parent / "corpus" / "lab01_vector_add" /
-                     "triton_python_exception.py").read_text())
+    from corpus_controls import CORPUS, notebook
+
+    path = notebook(CORPUS / "lab01_vector_add" / "triton_python_exception.py")
     cli.main(["check", "lab01", "--submission", str(path), "--results",
               str(tmp_path / "r.json"), "--device", device, "-v"])
     out = capsys.readouterr().out

@@ -210,7 +210,7 @@ def test_check_and_pytest_grade_the_working_copy_by_default(monkeypatch, tmp_pat
     mine = lab.release_path(tmp_path / "workspace")
     monkeypatch.setattr(paths, "WORKSPACE", tmp_path / "workspace")
     seen = []
-    monkeypatch.setattr(grading, "grade_notebook",
+    monkeypatch.setattr(grading, "plan_notebook",
                         lambda lab, path, *args, **kw: seen.append(path) or [])
     unset = SimpleNamespace(getoption=lambda name: None)
     for present, want in ((False, lab.exercise_path), (True, mine)):
