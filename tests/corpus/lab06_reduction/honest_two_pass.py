@@ -5,45 +5,30 @@
 #  partials, once with a single block over the partials into out. No zeroing needed, and the
 #  same input gives the same bits every run)
 
-# %% nbgrader={"grade_id": "vector_sum_cu", "solution": true}
-VECTOR_SUM_CU = r"""
-__device__ float warp_reduce_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
+# %% edit vector_sum_cu
+# <<<
+#     // 4. Grid: one atomic per block.
+#     if (threadIdx.x == 0) atomicAdd(out, v);
+# ===
+#     // 4. Grid: one partial sum per block, out[blockIdx.x]; a second launch adds them.
+#     if (threadIdx.x == 0) out[blockIdx.x] = v;
+# >>>
 
-__device__ float block_reduce_sum(float v)
-{
-    __shared__ float per_warp[32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_reduce_sum(v);
-    if (lane == 0) per_warp[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_reduce_sum(lane < (int)blockDim.x / 32 ? per_warp[lane] : 0.0f);
-    return v;
-}
-
-// Block b writes the sum of its grid-stride share of x to out[b]: one float per block.
-__global__ void vector_sum_kernel(const float *x, float *out, int n)
-{
-    float v = 0.0f;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        v += x[i];
-    v = block_reduce_sum(v);
-    if (threadIdx.x == 0) out[blockIdx.x] = v;
-}
-"""
-
-# %% nbgrader={"grade_id": "vector_sum_cuda", "solution": true}
-vector_sum_kernel_cu = SourceModule(VECTOR_SUM_CU).get_function("vector_sum_kernel")
-
-
-def vector_sum_cuda(x, out):
-    n = x.numel()
-    blocks = max(1, min(triton.cdiv(n, 1024), 1024))
-    partial = torch.empty(blocks, dtype=torch.float32, device=x.device)
-    vector_sum_kernel_cu(np.uintp(x.data_ptr()), np.uintp(partial.data_ptr()), np.int32(n),
-                  block=(256, 1, 1), grid=(blocks, 1))
-    vector_sum_kernel_cu(np.uintp(partial.data_ptr()), np.uintp(out.data_ptr()), np.int32(blocks),
-                  block=(1024, 1, 1), grid=(1, 1))
+# %% edit vector_sum_cuda
+# <<<
+#     out.zero_()  # the blocks add into out: it arrives full of NaN
+#     vector_sum_kernel_cu(
+#         np.uintp(x.data_ptr()),
+#         np.uintp(out.data_ptr()),
+#         np.int32(n),
+#         block=(threads, 1, 1),
+#         grid=(blocks, 1),
+#     )
+# ===
+#     # Two passes, no atomics: one partial sum per block, then one block over the partials.
+#     partial = torch.empty(blocks, dtype=torch.float32, device=x.device)
+#     vector_sum_kernel_cu(np.uintp(x.data_ptr()), np.uintp(partial.data_ptr()), np.int32(n),
+#                          block=(threads, 1, 1), grid=(blocks, 1))
+#     vector_sum_kernel_cu(np.uintp(partial.data_ptr()), np.uintp(out.data_ptr()),
+#                          np.int32(blocks), block=(1024, 1, 1), grid=(1, 1))
+# >>>
