@@ -8,39 +8,33 @@
 # finish wins. dx is right everywhere, and so are dw and db while all rows fit one group of
 # 32; from 33 rows on they hold one group's sum, not all of them.)
 
-# %% nbgrader={"grade_id": "layernorm_backward_triton", "solution": true}
-@triton.jit
-def layernorm_backward_kernel(dy_ptr, x_ptr, mean_ptr, rstd_ptr, w_ptr, dx_ptr, dw_ptr, db_ptr,
-                              n_rows, n_cols, stride_dyr, stride_xr, rows_per_group,
-                              BLOCK_SIZE: tl.constexpr):
-    group = tl.program_id(0)
-    cols = tl.arange(0, BLOCK_SIZE)
-    mask = cols < n_cols
-    w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
-    dw = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    db = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    first = group.to(tl.int64) * rows_per_group
-    last = tl.minimum(first + rows_per_group, n_rows)
-    for row in range(first, last):
-        x = tl.load(x_ptr + row * stride_xr + cols, mask=mask, other=0.0).to(tl.float32)
-        dy = tl.load(dy_ptr + row * stride_dyr + cols, mask=mask, other=0.0).to(tl.float32)
-        mean = tl.load(mean_ptr + row)
-        rstd = tl.load(rstd_ptr + row)
-        xhat = (x - mean) * rstd
-        g = dy * w
-        mean_g = tl.sum(g, axis=0) / n_cols
-        mean_gx = tl.sum(g * xhat, axis=0) / n_cols
-        dx = (g - mean_g - xhat * mean_gx) * rstd
-        tl.store(dx_ptr + row * n_cols + cols, dx.to(dx_ptr.dtype.element_ty), mask=mask)
-        dw += dy * xhat
-        db += dy
-    tl.store(dw_ptr + cols, dw, mask=mask)  # every group writes the same n_cols elements
-    tl.store(db_ptr + cols, db, mask=mask)
-
-
-def layernorm_backward_triton(dy, x, mean, rstd, weight, dx, dw, db):
-    n_rows, n_cols = x.shape
-    rows_per_group = 32
-    layernorm_backward_kernel[(triton.cdiv(n_rows, rows_per_group),)](
-        dy, x, mean, rstd, weight, dx, dw, db, n_rows, n_cols, dy.stride(0), x.stride(0),
-        rows_per_group, BLOCK_SIZE=triton.next_power_of_2(n_cols))
+# %% edit layernorm_backward_triton
+# <<<
+#     tl.store(partial_dw_ptr + group * n_cols + cols, dw, mask=mask)
+#     tl.store(partial_db_ptr + group * n_cols + cols, db, mask=mask)
+#     if TAIL_SIZE > 0:
+#         tl.store(partial_dw_ptr + group * n_cols + t_cols, dw_t, mask=t_mask)
+#         tl.store(partial_db_ptr + group * n_cols + t_cols, db_t, mask=t_mask)
+# ===
+#     tl.store(partial_dw_ptr + cols, dw, mask=mask)  # every group writes the same n_cols
+#     tl.store(partial_db_ptr + cols, db, mask=mask)
+#     if TAIL_SIZE > 0:
+#         tl.store(partial_dw_ptr + t_cols, dw_t, mask=t_mask)
+#         tl.store(partial_db_ptr + t_cols, db_t, mask=t_mask)
+# >>>
+# <<<
+#     ROWS_PER_GROUP = triton.cdiv(n_rows, 2 * sms)
+# ===
+#     ROWS_PER_GROUP = 32
+# >>>
+# <<<
+#         dy, x, mean, rstd, weight, dx, partial_dw, partial_db, n_rows, n_cols, dy.stride(0),
+# ===
+#         dy, x, mean, rstd, weight, dx, dw, db, n_rows, n_cols, dy.stride(0),  # no stage 2
+# >>>
+# <<<
+#     BLOCK_N = 64
+#     column_sum_kernel[(triton.cdiv(n_cols, BLOCK_N),)](
+#         partial_dw, partial_db, dw, db, n_groups, n_cols, BLOCK_G=32, BLOCK_N=BLOCK_N)
+# ===
+# >>>
