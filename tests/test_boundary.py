@@ -298,13 +298,15 @@ def test_a_helper_from_an_earlier_cell_is_there_as_in_the_notebook():
     (`submission.earlier_cells`). The control: the exercise's own cells alone raise NameError."""
     from pathlib import Path
 
+    from corpus_controls import notebook
+
     from grader import grading, manifest, submission
 
     path = (Path(__file__).parent / "corpus" / "lab03_activations" /
             "honest_helper_from_an_earlier_cell.py")
     lab = manifest.get("lab03")
     ex = lab.exercise("leaky_relu")
-    nb = submission.read_notebook(path)
+    nb = submission.read_notebook(notebook(path))
     own = submission.cell_sources(nb, ex.impls["triton"].cells)
     both = {**submission.earlier_cells(nb, ex.impls["triton"].cells), **own}
     assert list(both) == ["relu_triton", "leaky_relu_triton"]

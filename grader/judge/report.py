@@ -7,7 +7,7 @@ the same numbers in the same words wherever they look.
     row_line(ex, row, dtype, roof)  [n=268435456] <rate>; 0.95x the reference (0.830 ms vs
                                     0.790 ms)    (or `; torch 3800 GB/s; 0.830 ms` untimed)
     profile_note(advice)            profile (Nsight Compute, one call): <advice>
-    note(grade)                     lab01_vector_add triton: <correctness>; <perf verdict>
+    note(grade)                     labNN_op triton: <correctness>; <perf verdict>
 """
 
 from __future__ import annotations
