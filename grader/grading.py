@@ -64,10 +64,6 @@ def resolve_submission(lab: Lab, where: str) -> Path:
     return path
 
 
-# tests/test_corpus.py builds its workers' setup from this name.
-_setup = runner.setup_source
-
-
 def _cases(prepared: list[correctness.Prepared]):
     """The case frames, made one at a time: nothing of a case exists before it is sent."""
     for p in prepared:

@@ -39,8 +39,6 @@ def private_folders(request: dict) -> list[str]:
     hold shared libraries it loads) and its home. The host gets an empty folder of its own
     over each, so it can plant nothing there; never over one that holds what the host itself
     imports (Python, the grader: a project or a home under /tmp, an unsandboxed run's home)."""
-    import sys
-
     found = [request.get("workdir") or "", os.environ.get("HOME", "")]
     found += [os.environ.get(v, "") for v in ("TRITON_CACHE_DIR", "TCLAB_CACHE",
                                                "XDG_CACHE_HOME", "PYCUDA_CACHE_DIR")]
@@ -147,8 +145,6 @@ class HostLink:
                 traceback.print_exc()
                 code = 1
             finally:
-                import sys
-
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)

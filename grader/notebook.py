@@ -164,8 +164,7 @@ class _Calls:
         except KeyboardInterrupt:
             if not rec.stream.refused:
                 raise
-            raise phantom.HostCompute("the launcher computed on the host: "
-                                      f"{rec.stream.refused[0]}") from None
+            raise phantom.HostCompute(phantom.refusal(KeyboardInterrupt(), rec)) from None
         finally:
             if main:
                 signal.signal(signal.SIGINT, handler)

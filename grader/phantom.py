@@ -439,8 +439,7 @@ class _Factories(TorchFunctionMode):
                 out = self.rec.wrap(func(*args, **kwargs), new=True)
                 self.rec.fill(out, _factory_fill(name, args, kwargs))
                 return out
-        if name in ("tensor", "as_tensor") and kwargs.get("device") is not None and \
-                _same_device(kwargs["device"], self.rec.tdev):
+        if name in ("tensor", "as_tensor") and _same_device(kwargs.get("device"), self.rec.tdev):
             kwargs["device"] = "cpu"
             return self.rec.upload(func(*args, **kwargs))
         if name in ("to", "cuda") and args and isinstance(args[0], torch.Tensor) and \
@@ -449,7 +448,9 @@ class _Factories(TorchFunctionMode):
                 args[1], torch.dtype) else ("cuda" if name == "cuda" else None))
             if target is not None and not isinstance(target, torch.Tensor) and \
                     _same_device(target, self.rec.tdev) and self.rec.tdev.type == "cuda":
-                host = args[0].to(kwargs["dtype"]) if "dtype" in kwargs else args[0]
+                dtype = kwargs.get("dtype") or next(
+                    (a for a in args[1:] if isinstance(a, torch.dtype)), None)
+                host = args[0].to(dtype) if dtype is not None else args[0]
                 return self.rec.upload(host)
         return func(*args, **kwargs)
 

@@ -83,6 +83,17 @@ def test_a_host_tensor_on_a_gpu_and_a_kept_phantom_cannot_be_kernel_arguments():
     assert rec.arg(np.uintp(x.data_ptr() + 4), "k")["ptr"] == {"buf": 1, "byte": 4}
 
 
+def test_a_host_table_sent_to_the_gpu_keeps_the_dtype_it_is_given():
+    """`t.to("cuda", torch.float16)` names the dtype by position: the upload is float16, as
+    with `dtype=` (the control), not the host tensor's float32."""
+    gpu = phantom.Recorder("gpu")
+    with gpu.recording():
+        by_position = torch.arange(4.0).to("cuda", torch.float16)
+        by_keyword = torch.arange(4.0).to("cuda", dtype=torch.float16)
+    assert by_keyword.dtype == torch.float16
+    assert by_position.dtype == torch.float16
+
+
 def test_a_printed_phantom_shows_no_values():
     x = recorder().given(GEOM)
     assert "no values on the host" in repr(x) and "no values on the host" in f"{x}"

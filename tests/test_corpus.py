@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from corpus_controls import CORPUS, ControlError, cells, header, notebook, solution
 
-from grader import grading, manifest
+from grader import grading, manifest, runner
 
 FILES = sorted(CORPUS.glob("lab*/*.py"))
 # TCLAB_CORPUS_SHARD=K/N keeps every N-th control from the K-th (1-based): the GPU check times
@@ -180,7 +180,7 @@ def notebook_status(path: Path, impl: str, exercise: str, device: str, timeout: 
     proc = ctx.Process(target=_notebook_path, args=(theirs, path.parent.name,
                                                     str(notebook(path)), impl,
                                                     exercise, str(scratch), device,
-                                                    grading._setup(path.parent.name)))
+                                                    runner.setup_source(path.parent.name)))
     proc.start()
     theirs.close()
     try:
