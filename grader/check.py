@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from grader.manifest import INTEGER_DTYPES, SPECIALS, Exercise
+from grader.release import count
 
 SECRET_ENV = "TCLAB_SECRET_SEED"
 # Elements of guard before and after every output: larger than any sane BLOCK_SIZE, so an
@@ -248,10 +249,6 @@ def _guard_damage(buf: torch.Tensor, numel: int) -> list[int]:
     return damage
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: torch.Tensor,
             impl: str, nan_from_fill: bool | None = None) -> str | None:
     """None when the output is right, else a message that names the case and the first errors,
@@ -266,17 +263,17 @@ def compare(ex: Exercise, case: Case, name: str, buf: torch.Tensor, expected: to
     if damage:
         first, before = damage[0], sum(1 for d in damage if d < 0)
         if first < 0:
-            pos = f"{_plural(-first, 'element')} before its start"
+            pos = f"{count(-first, 'element')} before its start"
         elif first == numel:
             pos = f"right after its last element (flat index {first})"
         else:
-            pos = f"{_plural(first - numel + 1, 'element')} past its end (flat index {first})"
+            pos = f"{count(first - numel + 1, 'element')} past its end (flat index {first})"
         advice = ("Mask the loads and stores of the last block (mask=offs < n)."
                   if impl == "triton" else
                   "Guard every store with the bounds check (if (i < n)) — the last block has "
                   "threads past the end.")
-        return (f"{where}: out-of-bounds write: {_plural(len(damage), 'element')} outside the "
-                f"output ({_plural(numel, 'element')}) were changed, {before} before its start "
+        return (f"{where}: out-of-bounds write: {count(len(damage), 'element')} outside the "
+                f"output ({count(numel, 'element')}) were changed, {before} before its start "
                 f"and {len(damage) - before} after its end; the first {pos}. {advice}")
     dt = {v: k for k, v in DTYPES.items()}.get(buf.dtype, "float32")
     region = buf[GUARD : GUARD + numel]

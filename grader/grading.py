@@ -679,8 +679,7 @@ def plan_submission(lab: Lab, where: str, device: str, perf: bool = True) -> lis
     try:
         path = resolve_submission(lab, where)
     except submission.SubmissionError as exc:
-        return [unreadable(ex, impl, device, exc, perf) for ex in lab.exercises
-                for impl in ex.impls]
+        return plan(lab, exc, where, device, perf=perf)
     return plan_notebook(lab, path, device, perf=perf)
 
 

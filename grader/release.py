@@ -124,13 +124,19 @@ def render(nb) -> str:
     return f'{head}"{STAMP_KEY}": "{digest}"{tail}'
 
 
+def _stamp(text: str | bytes) -> str | None:
+    """The notebook's release stamp, where it has one."""
+    try:
+        stamp = json.loads(text)["metadata"][STAMP_KEY]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return stamp if isinstance(stamp, str) and stamp else None
+
+
 def as_released(text: str) -> bool:
     """Whether `text` is a notebook exactly as some release wrote it (its stamp verifies)."""
-    try:
-        digest = json.loads(text)["metadata"][STAMP_KEY]
-    except (ValueError, KeyError, TypeError):
-        return False
-    if not isinstance(digest, str) or not digest:
+    digest = _stamp(text)
+    if not digest:
         return False
     head, sep, tail = text.rpartition(f'"{STAMP_KEY}": "{digest}"')
     blank = f'{head}"{STAMP_KEY}": ""{tail}'
@@ -140,11 +146,7 @@ def as_released(text: str) -> bool:
 def release_id(data: bytes) -> str:
     """Which release a file came from: a notebook's stamp (kept through the student's edits and
     Jupyter's saves), else the SHA-256 of its bytes."""
-    try:
-        stamp = json.loads(data)["metadata"][STAMP_KEY]
-    except (ValueError, KeyError, TypeError):
-        stamp = None
-    return stamp if isinstance(stamp, str) and stamp else hashlib.sha256(data).hexdigest()
+    return _stamp(data) or hashlib.sha256(data).hexdigest()
 
 
 def state(lab: Lab, out_dir: Path, text: str | None = None) -> str:

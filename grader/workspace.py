@@ -52,18 +52,19 @@ def sync(release: Path | None = None, workspace: Path | None = None) -> list[str
             data = src.read_bytes()
             dest = workspace / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
+            rid = release_id(data)
             try:
                 with open(dest, "xb") as out:  # "x": never over a file that is there
                     out.write(data)
             except FileExistsError:
                 if dest.read_bytes() == data:
-                    record[rel] = release_id(data)  # the student's copy is this release
-                elif rel in record and record[rel] != release_id(data):
+                    record[rel] = rid  # the student's copy is this release
+                elif rel in record and record[rel] != rid:
                     changed.append(f"{shown(dest)}: a new release is at {shown(src)}; your "
                                    f"copy is as you left it (move it aside and run this again "
                                    f"for the new one)")
                 continue
-            record[rel] = release_id(data)
+            record[rel] = rid
             if lab not in new_labs:
                 new_files.append(rel)
     record_path.write_text(json.dumps({"copied": dict(sorted(record.items()))}, indent=1) + "\n")

@@ -99,8 +99,7 @@ def secret_lines(labs=None, reference_dir: Path | None = None,
                 text = path.read_text()
             except UnicodeDecodeError:
                 continue
-            origin = str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) \
-                else str(path)
+            origin = release.shown(path)
             for line in _distinctive((s.strip() for s in text.splitlines()), allowed):
                 found.setdefault(line, f"line of reference file {origin}")
     return found

@@ -757,17 +757,6 @@ def prime(ex: Exercise, impl: str, timeout: float | None = None) -> str | None:
     return None if got.get("metrics") else got.get("reason", "no profile")
 
 
-def without_gpu(ex: Exercise, impl: str) -> str:
-    """What the notebook says in place of the advice on a machine without a GPU."""
-    measured = ("DRAM bytes read and written against the minimum, % of peak bandwidth, "
-                "sectors per load request, occupancy" + (", tensor-pipe use"
-                                                        if ex.unit == "flops" else ""))
-    return (f"{ex.key} {impl} profile: skipped: needs a GPU. On a GPU the grader profiles one "
-            f"call of your kernel with Nsight Compute ({measured}) and gives one line of advice. "
-            f"To see it, run this notebook on a machine with an NVIDIA GPU (the README's conda "
-            f"route installs everything, `{NCU}` included).")
-
-
 # --- the worker's half -----------------------------------------------------------------------
 
 def profiled(launcher, gate=None):
