@@ -35,7 +35,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --submission solutions
 
 # The contributors' inner loop (under 3 minutes on 2 cores): unit tests of the judge, the
-# manifest, the wire, the CUDA CPU backend and the import rules, and one control per lab.
+# manifest, the wire, the CUDA CPU backend, the import rules and the install route, and one
+# control per lab.
 quick: $(STAMP)
 	$(BIN)/ruff check grader tests
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m quick --submission solutions

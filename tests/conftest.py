@@ -9,13 +9,13 @@ A `-k` that names a lab id selects the student's tests (tests/test_labs.py) of t
 The maintainers' tests of a lab (its corpus controls, notebook runs, references, profiles) are
 selected with their marker or a path:
 
-    pytest -m corpus -k lab13                # lab13's negative controls (tests/corpus/lab13_*)
-    pytest -m maintainer -k lab13            # every maintainers' test of lab13
-    pytest tests/test_corpus.py -k lab13     # the same controls, by path
+    pytest -m corpus -k lab03                # lab03's negative controls (tests/corpus/lab03_*)
+    pytest -m maintainer -k lab03            # every maintainers' test of lab03
+    pytest tests/test_corpus.py -k lab03     # the same controls, by path
 
 `make quick` (`pytest -m quick`) is the contributors' inner loop: the unit tests of the judge,
-the manifest, the wire, the CUDA CPU backend and the import rules, and one plainly wrong
-control per lab, graded end to end.
+the manifest, the wire, the CUDA CPU backend, the import rules and the install route, and one
+plainly wrong control per lab, graded end to end.
 """
 
 from __future__ import annotations

@@ -37,9 +37,8 @@ def no_workers(monkeypatch):
 
 
 def test_check_reads_each_notebook_once_per_run(no_workers, monkeypatch, tmp_path, capsys):
-    """Every exercise and implementation was graded by its own `grade_notebook`, which read and
-    planned the lab's notebook again each time: lab03's five exercises in two implementations
-    read it ten times."""
+    """Each lab's notebook is read once per run, however many exercises and implementations it
+    has (lab03: five exercises in two implementations)."""
     reads = collections.Counter()
     read = submission.read_notebook
 

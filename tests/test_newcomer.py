@@ -55,8 +55,6 @@ def test_the_cli_and_a_task_do_not_build_the_iri_grammar_at_start():
     import subprocess
     import sys
 
-    import pytest
-
     setups = {"plain": "", "task": "import grader.course.task",
               "cli": "import grader.cli\ngrader.cli.startup.skip_iri_grammar()"}
     got = {}
@@ -244,8 +242,8 @@ def test_k_with_a_lab_id_is_the_students_command_unless_a_maintainer_marker_or_p
 
 
 def test_a_new_labs_corpus_controls_carry_its_lab_id(tmp_path):
-    """Control ids name the op (`vector_add-triton_stub`), so `-k lab13` never found a new
-    lab's controls: collection gives each the keyword of its folder."""
+    """A control's tests carry its lab folder as a keyword (`_corpus_lab`), whatever their ids:
+    `-m corpus -k lab13` finds a new lab's controls."""
     from types import SimpleNamespace
 
     import conftest
@@ -303,8 +301,6 @@ def _parsers(monkeypatch):
 class _Parsed(Exception):
     def __init__(self, parser):
         self.parser = parser
-
-
 
 
 def test_every_command_and_option_of_tclab_has_help(monkeypatch):

@@ -13,7 +13,7 @@ import pytest
 from grader import manifest, submission
 from grader.notebook import CheckFailed, check, verdicts
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = corpus_controls.CORPUS
 
 
 def launcher_from(lab_id: str, impl: str, path: Path):
