@@ -177,6 +177,21 @@ def test_the_kernel_sees_no_course_and_no_other_student(graded):
     assert_snooper_found_nothing(graded, students.LAB01)
 
 
+def test_the_snooper_finds_the_course_outside_the_sandbox(graded):
+    """The control for the test above: the same snooping code, run as a plain process in the
+    snooper's folder of the course, finds the gradebook, the seed, the source notebooks and
+    the other students' submissions: the sandbox is what hides them."""
+    here = graded / "autograded" / "snooper" / students.LAB01
+    out = subprocess.run([sys.executable, "-c", students.SNOOP], cwd=here, text=True,
+                         capture_output=True, timeout=300).stdout
+    assert "SNOOP-DONE" in out, out[-2000:]
+    found = [ln.split()[1] for ln in out.splitlines() if ln.startswith("SNOOP-FOUND")]
+    for wanted in ("/gradebook.db", "/secret_seed", f"/source/{students.LAB01}/",
+                   f"/submitted/solution/{students.LAB01}/"):
+        assert any(wanted in path for path in found), (wanted, found[:10])
+    assert "SNOOP-WRITABLE" in out
+
+
 def test_feedback_shows_verdicts_not_hidden_tests(graded):
     nbgrader(graded, "generate_feedback", students.LAB01, "--student", "solution", "--force")
     html = (graded / "feedback" / "solution" / students.LAB01 / f"{students.LAB01}.html") \

