@@ -88,3 +88,30 @@ def test_from_json_renders_without_a_gpu(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["tune_references.py", "--from-json", str(src)])
     with pytest.raises(SystemExit, match="lack date, command"):
         tune.main()
+
+
+def undated_sections(text: str) -> list[str]:
+    """The `## ` sections of a perf document that lack a date, a command or the machine."""
+    import re
+
+    bad = []
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        title = section.splitlines()[0]
+        facts = (re.search(r"20\d\d-\d\d-\d\d", section),
+                 re.search(r"`([A-Z_]+=\S* )*(python|bash)\s", section),
+                 re.search(r"H100|H200|machine", section))
+        if not all(facts):
+            bad.append(title)
+    return bad
+
+
+def test_perf_doc_is_a_short_reference_with_its_facts():
+    text = (ROOT / "docs" / "perf.md").read_text()
+    assert len(text.splitlines()) <= 300, "docs/perf.md is a reference of at most 300 lines"
+    assert not undated_sections(text)
+
+
+def test_a_section_without_its_date_is_named():
+    doc = ("## Timed\n(H100, 2026-12-06, `bash scripts/gpu-check.sh tune`): 1.00x\n"
+           "## Untimed\nThe reference is 1.00x torch.\n")
+    assert undated_sections(doc) == ["Untimed"]
