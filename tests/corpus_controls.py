@@ -13,6 +13,9 @@ of labs/<lab>/<lab>.py, marker lines dropped, as a student hands them in):
     #     if (i <= n_chunks) {   what they become (none: the lines go)
     # >>>
 
+    # %% released vector_add_triton
+                             the cell as the release gives it to students (the stub)
+
 Each line of a block is written after `# ` (an empty line as `#`), so that a control stays a
 valid Python file. An edit may hold several blocks, each quoting the solution cell
 as it is (not as an earlier block left it); `# ...` lines between blocks are comments. Every
@@ -34,6 +37,7 @@ from grader import manifest, release, submission
 
 CORPUS = Path(__file__).parent / "corpus"
 EDIT = re.compile(r"# %% edit (\w+)\s*$")
+RELEASED = re.compile(r"# %% released (\w+)\s*$")
 OLD, NEW, END = "# <<<", "# ===", "# >>>"
 MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
 
@@ -65,6 +69,29 @@ def solution(lab_id: str) -> dict[str, str]:
             lines = cell.source.split("\n")
             out[gid] = "\n".join(s for s in lines if s.strip() not in MARKERS)
     return out
+
+
+@functools.cache
+def released(lab_id: str) -> dict[str, str]:
+    """{grade_id: source} of the lab's solution cells as the release gives them to students."""
+    lab = manifest.get(lab_id)
+    return {gid: release.strip_solutions(cell.source, f"{lab_id} {gid}")
+            for cell in submission.read_notebook(lab.source).cells
+            for gid in [submission.grade_id(cell)]
+            if gid and cell.cell_type == "code" and cell.metadata["nbgrader"].get("solution")}
+
+
+def _released(path: Path, text: str) -> list[str]:
+    """The grade_ids of the `# %% released <grade_id>` lines."""
+    found = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("# %% released"):
+            m = RELEASED.match(line)
+            if not m:
+                raise ControlError(f"{_name(path)}, line {n}: write a released cell as "
+                                   "`# %% released <grade_id>`")
+            found.append(m.group(1))
+    return found
 
 
 def _name(path: Path) -> str:
@@ -151,16 +178,20 @@ def cells(path: Path) -> dict[str, str]:
                     raise ControlError(f"{_name(path)}: cell {gid} is there twice")
                 whole[gid] = cell.source
     edits = _edits(path, text)
-    for gid in [*whole, *edits]:
+    stubs = _released(path, text)
+    for gid in [*whole, *edits, *stubs]:
         if gid not in base:
             raise ControlError(f"{_name(path)}: {gid} is not a solution cell of {lab.id}")
-    if set(whole) & set(edits):
-        raise ControlError(f"{_name(path)}: {sorted(set(whole) & set(edits))} both whole and "
-                           "edited")
+    named = [*whole, *edits, *stubs]
+    if len(named) != len(set(named)):
+        twice = sorted({g for g in named if named.count(g) > 1})
+        raise ControlError(f"{_name(path)}: {twice} named twice (whole, edited or released)")
     out = {}
     for gid, src in base.items():
         if gid in whole:
             out[gid] = whole[gid]
+        elif gid in stubs:
+            out[gid] = released(lab.id)[gid]
         elif gid in edits:
             out[gid] = _apply(path, gid, src, edits[gid])
         elif gid in graded:

@@ -301,3 +301,43 @@ def test_an_edit_that_finds_no_one_place_names_the_control_and_cell(tmp_path, ed
     with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
         cells(path)
     assert said in str(info.value)
+
+
+def test_a_released_cell_is_the_stub_students_receive(tmp_path):
+    """`# %% released <grade_id>`: the cell as the release writes it (the solution regions
+    replaced by their stubs), so a stub control follows the lab's release."""
+    from grader import release
+
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text("# impl: triton\n# status: not_implemented\n\n# %% released vector_add_triton\n")
+    built = cells(path)
+    assert "raise NotImplementedError()" in built["vector_add_triton"]
+    assert built["vector_add_triton"] != solution("lab01_vector_add")["vector_add_triton"]
+    stub = release.strip_solutions(solution_source("lab01_vector_add", "vector_add_triton"))
+    assert built["vector_add_triton"] == stub
+
+
+def solution_source(lab_id: str, gid: str) -> str:
+    """A solution cell as written in labs/, its solution markers kept."""
+    from grader import submission
+
+    lab = manifest.get(lab_id)
+    return next(c.source for c in submission.read_notebook(lab.source).cells
+                if submission.grade_id(c) == gid)
+
+
+@pytest.mark.parametrize("body,said", [
+    ("# %% released vector_add_triton\n# %% released vector_add_triton\n", "named twice"),
+    ("# %% released vector_add_triton\n# %% edit vector_add_triton\n# <<<\n#     pass\n# ===\n"
+     "# >>>\n", "named twice"),
+    ("# %% released vector_add triton\n", "write a released cell as"),
+    ("# %% released no_such_cell\n", "no_such_cell is not a solution cell"),
+])
+def test_a_released_cell_named_wrongly_is_refused(tmp_path, body, said):
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text(f"# impl: triton\n# status: not_implemented\n\n{body}")
+    with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
+        cells(path)
+    assert said in str(info.value)
