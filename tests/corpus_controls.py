@@ -17,7 +17,9 @@ of labs/<lab>/<lab>.py, marker lines dropped, as a student hands them in):
                              the cell as the release gives it to students (the stub)
 
 Each line of a block is written after `# ` (an empty line as `#`), so that a control stays a
-valid Python file. An edit may hold several blocks, each quoting the solution cell
+valid Python file. In a quote, a line `# ~~~` stands for the solution's lines between the quoted
+line above it and the next place the quoted lines below it appear (a kernel's body replaced
+whole is quoted by its first and last lines). An edit may hold several blocks, each quoting the solution cell
 as it is (not as an earlier block left it); `# ...` lines between blocks are comments. Every
 cell the control's implementation grades and the control does not name is the solution's.
 `cells()` builds the sources, `notebook()` a notebook file that the grader reads as it reads a
@@ -39,6 +41,7 @@ CORPUS = Path(__file__).parent / "corpus"
 EDIT = re.compile(r"# %% edit (\w+)\s*$")
 RELEASED = re.compile(r"# %% released (\w+)\s*$")
 OLD, NEW, END = "# <<<", "# ===", "# >>>"
+GAP = "# ~~~"  # in a quote: the solution's lines from the line above it to the line below it
 MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
 
 
@@ -135,17 +138,49 @@ def _edits(path: Path, text: str) -> dict[str, list[tuple[list[str], list[str]]]
     return edits
 
 
+def _parts(old: list[str]) -> list[list[str]]:
+    """A quote split at its `~~~` lines: the runs of lines quoted as they are."""
+    parts: list[list[str]] = [[]]
+    for line in old:
+        if line == GAP[2:]:
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    return parts
+
+
+def _match(lines: list[str], k: int, parts: list[list[str]]) -> tuple[int, int] | None:
+    """(start, end) of the lines the quote stands for if its first run starts at line k: each
+    later run found at its first place after the one before it (a `~~~` stands for the lines
+    between)."""
+    first = parts[0]
+    if lines[k:k + len(first)] != first:
+        return None
+    end = k + len(first)
+    for part in parts[1:]:
+        at = next((j for j in range(end, len(lines) - len(part) + 1)
+                   if lines[j:j + len(part)] == part), None)
+        if at is None:
+            return None
+        end = at + len(part)
+    return k, end
+
+
 def _apply(path: Path, gid: str, base: str, blocks) -> str:
     lines = base.split("\n")
     spans = []
     for i, (old, new) in enumerate(blocks, 1):
-        at = [k for k in range(len(lines) - len(old) + 1) if lines[k:k + len(old)] == old]
+        parts = _parts(old)
+        if not parts[0] or not parts[-1]:
+            raise ControlError(f"{_name(path)}: edit of {gid}, block {i}: quote a line before "
+                               f"and after each {GAP}")
+        at = [span for k in range(len(lines)) for span in [_match(lines, k, parts)] if span]
         if len(at) != 1:
             said = "nowhere" if not at else f"there {len(at)} times"
             raise ControlError(f"{_name(path)}: edit of {gid}, block {i}: the lines after {OLD} "
                                f"are {said} in the solution cell (quote them exactly, and "
                                "enough of them to find one place)")
-        spans.append((at[0], at[0] + len(old), new, i))
+        spans.append((*at[0], new, i))
     spans.sort()
     for (_, end, _, i), (start, _, _, j) in zip(spans, spans[1:]):
         if start < end:

@@ -341,3 +341,33 @@ def test_a_released_cell_named_wrongly_is_refused(tmp_path, body, said):
     with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
         cells(path)
     assert said in str(info.value)
+
+
+def test_a_gap_in_a_quote_stands_for_the_lines_between(tmp_path):
+    """`# ~~~` in a quote: the solution's lines from the quoted line above to the quoted line
+    below are replaced, however many they are."""
+    sol = solution("lab01_vector_add")["vector_add_triton"].split("\n")
+    first = next(i for i, ln in enumerate(sol) if ln.startswith("def vector_add_kernel"))
+    last = next(i for i, ln in enumerate(sol) if i > first and ln.startswith("    tl.store"))
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text("# impl: triton\n# status: fail\n\n# %% edit vector_add_triton\n# <<<\n"
+                    f"# {sol[first]}\n# ~~~\n# {sol[last]}\n# ===\n# def vector_add_kernel():\n"
+                    "#     pass\n# >>>\n")
+    built = cells(path)["vector_add_triton"].split("\n")
+    assert built == sol[:first] + ["def vector_add_kernel():", "    pass"] + sol[last + 1:]
+
+
+@pytest.mark.parametrize("quote,said", [
+    ("# ~~~\n#     tl.store(out_ptr + offsets, x + y, mask=mask)\n", "quote a line before"),
+    ("# def vector_add_kernel(\n# ~~~\n", "quote a line before"),
+    ("#     mask = offsets < n_elements\n# ~~~\n# no such line\n", "are nowhere"),
+])
+def test_a_gap_needs_its_ends(tmp_path, quote, said):
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text("# impl: triton\n# status: fail\n\n# %% edit vector_add_triton\n# <<<\n"
+                    f"{quote}# ===\n# >>>\n")
+    with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
+        cells(path)
+    assert said in str(info.value)

@@ -3,20 +3,10 @@
 # status: exception
 # reason: illegal memory access
 
-# %% nbgrader={"grade_id": "vector_add_cu", "solution": true}
-VECTOR_ADD_CU = r"""
-__global__ void vector_add_kernel(const float *x, const float *y, float *out, int n)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i + (1u << 31)] = x[i] + y[i];  // 8 GiB past the output: not mapped
-}
-"""
-
-# %% nbgrader={"grade_id": "vector_add_cuda", "solution": true}
-vector_add_kernel_cu = SourceModule(VECTOR_ADD_CU).get_function("vector_add_kernel")
-
-
-def vector_add_cuda(x, y, out):
-    n = out.numel()
-    vector_add_kernel_cu(np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.uintp(out.data_ptr()),
-                         np.int32(n), block=(256, 1, 1), grid=((n + 255) // 256, 1))
+# %% edit vector_add_cu
+# <<<
+#         reinterpret_cast<uint4 *>(out)[i] = c;
+# ===
+#         // 2^29 chunks of 16 bytes: 8 GiB past the output, where nothing is mapped.
+#         reinterpret_cast<uint4 *>(out)[i + (1u << 29)] = c;
+# >>>

@@ -10,19 +10,10 @@
 # before x, where nothing is mapped — the load faults. (On the CPU the interpreter segfaults
 # there, which is why this is not a CPU control.))
 
-# %% nbgrader={"grade_id": "matrix_copy_triton", "solution": true}
-@triton.jit
-def matrix_copy_kernel(x_ptr, out_ptr, n_rows, n_cols, stride_xm, BLOCK_SIZE_M: tl.constexpr,
-                       BLOCK_SIZE_N: tl.constexpr):
-    offs_m = tl.program_id(0) * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)  # 32-bit
-    offs_n = tl.program_id(1) * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    mask = (offs_m[:, None] < n_rows) & (offs_n[None, :] < n_cols)
-    x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :], mask=mask)
-    tl.store(out_ptr + offs_m[:, None] * n_cols + offs_n[None, :], x, mask=mask)
-
-
-def matrix_copy_triton(x, out):
-    n_rows, n_cols = x.shape
-    grid = (triton.cdiv(n_rows, 32), triton.cdiv(n_cols, 128))
-    matrix_copy_kernel[grid](x, out, n_rows, n_cols, x.stride(0), BLOCK_SIZE_M=32,
-                             BLOCK_SIZE_N=128)
+# %% edit matrix_copy_triton
+# <<<
+#     # 64-bit: offs_m * stride_xm passes 2^31 - 1 on a matrix of more than 2^31 elements.
+#     pid_m = tl.program_id(axis=0).to(tl.int64)
+# ===
+#     pid_m = tl.program_id(axis=0)  # 32-bit
+# >>>

@@ -7,58 +7,50 @@
 #  copies x into a fresh (16-byte aligned) scratch buffer with a copy kernel, then sums the
 #  copy: read n, write n, read n floats, three times the minimum traffic)
 
-# %% nbgrader={"grade_id": "vector_sum_cu", "solution": true}
-VECTOR_SUM_CU = r"""
-__global__ void copy_kernel(const float *x, float *y, int n)
-{
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        y[i] = x[i];
-}
+# %% edit vector_sum_cu
+# <<<
+# VECTOR_SUM_CU = r"""
+# ===
+# VECTOR_SUM_CU = r"""
+# __global__ void copy_kernel(const float *x, float *y, int n)
+# {
+#     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+#         y[i] = x[i];
+# }
+#
+# >>>
+# <<<
+#     // 1. Thread: a grid-stride loop over whole float4s (16-byte loads), from the first 16-byte
+#     //    boundary of x on; the 0-3 floats before it (head) and after the last float4 (tail)
+# ~~~
+#     int head = (int)((16 - (size_t)x % 16) % 16) / 4;
+#     if (head > n) head = n;
+# ===
+#     // 1. Thread: a grid-stride loop over whole float4s (16-byte loads) from the start of x,
+#     //    which is the launcher's 16-byte aligned copy (no head); the 0-3 floats after the last
+#     //    float4 (tail) are added one by one.
+#     const int i = blockIdx.x * blockDim.x + threadIdx.x;
+#     const int stride = gridDim.x * blockDim.x;
+#     const int head = 0;
+# >>>
 
-__device__ float warp_reduce_sum(float v)
-{
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
-
-__device__ float block_reduce_sum(float v)
-{
-    __shared__ float per_warp[32];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_reduce_sum(v);
-    if (lane == 0) per_warp[warp] = v;
-    __syncthreads();
-    if (warp == 0) v = warp_reduce_sum(lane < (int)blockDim.x / 32 ? per_warp[lane] : 0.0f);
-    return v;
-}
-
-// y is 16-byte aligned: float4 loads from its start, then the n % 4 floats left.
-__global__ void vector_sum_kernel(const float *y, float *out, int n)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const float4 *y4 = reinterpret_cast<const float4 *>(y);
-    float v = i < n % 4 ? y[n / 4 * 4 + i] : 0.0f;
-    for (int k = i; k < n / 4; k += gridDim.x * blockDim.x) {
-        const float4 q = y4[k];
-        v += (q.x + q.y) + (q.z + q.w);
-    }
-    v = block_reduce_sum(v);
-    if (threadIdx.x == 0) atomicAdd(out, v);
-}
-"""
-
-# %% nbgrader={"grade_id": "vector_sum_cuda", "solution": true}
-module = SourceModule(VECTOR_SUM_CU)
-copy_kernel_cu = module.get_function("copy_kernel")
-vector_sum_kernel_cu = module.get_function("vector_sum_kernel")
-
-
-def vector_sum_cuda(x, out):
-    n = x.numel()
-    y = torch.empty_like(x)  # a fresh allocation: 16-byte aligned
-    blocks = max(1, min(triton.cdiv(n, 1024), 1024))
-    copy_kernel_cu(np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.int32(n),
-                   block=(256, 1, 1), grid=(blocks, 1))
-    out.zero_()
-    vector_sum_kernel_cu(np.uintp(y.data_ptr()), np.uintp(out.data_ptr()), np.int32(n),
-                  block=(256, 1, 1), grid=(blocks, 1))
+# %% edit vector_sum_cuda
+# <<<
+# vector_sum_kernel_cu = SourceModule(VECTOR_SUM_CU).get_function("vector_sum_kernel")
+# ===
+# module = SourceModule(VECTOR_SUM_CU)
+# copy_kernel_cu = module.get_function("copy_kernel")
+# vector_sum_kernel_cu = module.get_function("vector_sum_kernel")
+# >>>
+# <<<
+#     out.zero_()  # the blocks add into out: it arrives full of NaN
+#     vector_sum_kernel_cu(
+#         np.uintp(x.data_ptr()),
+# ===
+#     y = torch.empty_like(x)  # a fresh allocation: 16-byte aligned
+#     copy_kernel_cu(np.uintp(x.data_ptr()), np.uintp(y.data_ptr()), np.int32(n),
+#                    block=(threads, 1, 1), grid=(blocks, 1))
+#     out.zero_()  # the blocks add into out: it arrives full of NaN
+#     vector_sum_kernel_cu(
+#         np.uintp(y.data_ptr()),
+# >>>

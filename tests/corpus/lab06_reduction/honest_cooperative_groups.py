@@ -9,11 +9,7 @@
 # <<<
 # // The 32 lanes' values combined with shuffles (registers only, no barrier): the warp's sum
 # // ends up in lane 0.
-# __device__ float warp_reduce_sum(float v)
-# {
-#     for (int offset = 16; offset > 0; offset /= 2) {
-#         v += __shfl_down_sync(0xffffffffu, v, offset);  // v of the lane `offset` above
-#     }
+# ~~~
 #     return v;
 # }
 # ===

@@ -18,10 +18,7 @@
 # <<<
 #     out.zero_()  # the blocks add into out: it arrives full of NaN
 #     vector_sum_kernel_cu(
-#         np.uintp(x.data_ptr()),
-#         np.uintp(out.data_ptr()),
-#         np.int32(n),
-#         block=(threads, 1, 1),
+# ~~~
 #         grid=(blocks, 1),
 #     )
 # ===

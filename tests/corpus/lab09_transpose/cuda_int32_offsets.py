@@ -11,43 +11,45 @@
 #  would be undefined behaviour, and nvcc may widen the arithmetic and hide the bug.) The CPU
 #  shapes are too small to show it.)
 
-# %% nbgrader={"grade_id": "transpose_cu", "solution": true}
-TRANSPOSE_CU = r"""
-#define TILE 32
-#define BLOCK_ROWS 8
-
-__global__ void transpose_kernel(const float *x, float *out, int n_rows, int n_cols,
-                                 int stride_xm)
-{
-    __shared__ float tile[TILE][TILE + 1];
-    const unsigned row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;
-    const unsigned col = col0 + threadIdx.x;
-    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
-        const unsigned row = row0 + threadIdx.y + k;
-        if (row < n_rows && col < n_cols) {
-            const int from = row * stride_xm + col;  // 32-bit offset
-            tile[threadIdx.y + k][threadIdx.x] = x[from];
-        }
-    }
-    __syncthreads();
-    const unsigned out_col = row0 + threadIdx.x;
-    for (int k = 0; k < TILE; k += BLOCK_ROWS) {
-        const unsigned out_row = col0 + threadIdx.y + k;
-        if (out_row < n_cols && out_col < n_rows) {
-            const int to = out_row * n_rows + out_col;  // 32-bit offset
-            out[to] = tile[threadIdx.x][threadIdx.y + k];
-        }
-    }
-}
-"""
-
-# %% nbgrader={"grade_id": "transpose_cuda", "solution": true}
-transpose_kernel_cu = SourceModule(TRANSPOSE_CU).get_function("transpose_kernel")
-
-
-def transpose_cuda(x, out):
-    n_rows, n_cols = x.shape
-    transpose_kernel_cu(
-        np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int32(n_rows), np.int32(n_cols),
-        np.int32(x.stride(0)), block=(32, 8, 1), grid=((n_cols + 31) // 32, (n_rows + 31) // 32),
-    )
+# %% edit transpose_cu
+# <<<
+#     const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;  // the tile's corner in x
+# ===
+#     const unsigned row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;  // the tile's corner
+# >>>
+# <<<
+#     const int col = col0 + threadIdx.x;
+# #pragma unroll
+# ~~~
+#             tile[threadIdx.y + k][threadIdx.x] = x[(long long)row * stride_xm + col];
+#     }
+# ===
+#     const unsigned col = col0 + threadIdx.x;
+# #pragma unroll
+#     for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+#         const unsigned row = row0 + threadIdx.y + k;
+#         // The last row and column of tiles run past the matrix.
+#         if (row < n_rows && col < n_cols) {
+#             const int from = row * stride_xm + col;  // 32-bit offset
+#             tile[threadIdx.y + k][threadIdx.x] = x[from];
+#         }
+#     }
+# >>>
+# <<<
+#     const int out_col = row0 + threadIdx.x;  // a row of x
+# #pragma unroll
+# ~~~
+#             out[(long long)out_row * n_rows + out_col] = tile[threadIdx.x][threadIdx.y + k];
+#     }
+# ===
+#     const unsigned out_col = row0 + threadIdx.x;  // a row of x
+# #pragma unroll
+#     for (int k = 0; k < TILE; k += BLOCK_ROWS) {
+#         const unsigned out_row = col0 + threadIdx.y + k;  // a column of x
+#         // out is n_cols x n_rows: its own bounds, not x's.
+#         if (out_row < n_cols && out_col < n_rows) {
+#             const int to = out_row * n_rows + out_col;  // 32-bit offset
+#             out[to] = tile[threadIdx.x][threadIdx.y + k];
+#         }
+#     }
+# >>>

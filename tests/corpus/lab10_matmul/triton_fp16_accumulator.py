@@ -32,9 +32,7 @@
 # <<<
 #         a_blk = tl.load(a_ptrs, mask=(offs_m[:, None] < m) & (offs_k[None, :] < k - k0),
 #                         other=0.0)
-#         b_blk = tl.load(b_ptrs, mask=(offs_k[:, None] < k - k0) & (offs_n[None, :] < n),
-#                         other=0.0)
-#         acc = tl.dot(a_blk, b_blk, acc)  # float16 in, tensor cores, float32 accumulator
+# ~~~
 #         a_ptrs += BLOCK_SIZE_K
 #         b_ptrs += BLOCK_SIZE_K * stride_bk
 # ===

@@ -9,17 +9,7 @@
 # <<<
 #     rope_qk_kernel_cu(
 #         np.uintp(q.data_ptr()),
-#         np.uintp(k.data_ptr()),
-#         np.uintp(cos.data_ptr()),
-#         np.uintp(sin.data_ptr()),
-#         np.uintp(q_out.data_ptr()),
-#         np.uintp(k_out.data_ptr()),
-#         np.int32(heads),
-#         np.int32(kv_heads),
-#         np.int32(half_dim),
-#         *(np.int32(st) for st in strides),
-#         np.int32(aligned),
-#         block=(threads, 1, 1),
+# ~~~
 #         grid=(tokens, 1),
 #     )
 # ===

@@ -12,9 +12,7 @@
 # <<<
 #         x1_ptrs = x_ptr + token * stride_xt + h[:, None] * stride_xh + d[None, :]
 #         x1 = tl.load(x1_ptrs, mask=mask).to(tl.float32)
-#         x2 = tl.load(x1_ptrs + half_dim, mask=mask).to(tl.float32)  # each pair's partner
-#         out_ptrs = out_ptr + (token * n_heads + h[:, None]) * (2 * half_dim) + d[None, :]
-#         tl.store(out_ptrs, (x1 * c - x2 * s).to(out_ptr.dtype.element_ty), mask=mask)
+# ~~~
 #         tl.store(out_ptrs + half_dim, (x2 * c + x1 * s).to(out_ptr.dtype.element_ty),
 #                  mask=mask)
 # ===
