@@ -3,9 +3,6 @@
 A control holds its header and only what differs from the lab's solution (the solution cells
 of labs/<lab>/<lab>.py, marker lines dropped, as a student hands them in):
 
-    # %% nbgrader={"grade_id": "vector_add_triton", "solution": true}
-    ...                      a whole cell: this source replaces the solution's
-
     # %% edit vector_add_cu
     # <<<
     #     if (i < n_chunks) {    lines of the solution cell, found there exactly once
@@ -19,9 +16,10 @@ of labs/<lab>/<lab>.py, marker lines dropped, as a student hands them in):
 Each line of a block is written after `# ` (an empty line as `#`), so that a control stays a
 valid Python file. In a quote, a line `# ~~~` stands for the solution's lines between the quoted
 line above it and the next place the quoted lines below it appear (a kernel's body replaced
-whole is quoted by its first and last lines). An edit may hold several blocks, each quoting the solution cell
-as it is (not as an earlier block left it); `# ...` lines between blocks are comments. Every
-cell the control's implementation grades and the control does not name is the solution's.
+whole is quoted by its first and last lines). An edit may hold several blocks, each quoting
+the solution cell as it is (not as an earlier block left it); `# ...` lines between blocks are
+comments. Every cell the control's implementation grades and the control does not name is the
+solution's.
 `cells()` builds the sources, `notebook()` a notebook file that the grader reads as it reads a
 student's; tests/corpus/README.md says how to write a control.
 """
@@ -204,28 +202,21 @@ def cells(path: Path) -> dict[str, str]:
         raise ControlError(f"{_name(path)}: the header names no graded cells ({exc})") from None
     base = solution(lab.id)
     text = path.read_text()
-    whole = {}
-    if any(line.startswith("# %% nbgrader=") for line in text.split("\n")):
-        for cell in submission.read_notebook(path).cells:
-            gid = submission.grade_id(cell)
-            if gid:
-                if gid in whole:
-                    raise ControlError(f"{_name(path)}: cell {gid} is there twice")
-                whole[gid] = cell.source
+    if any(line.startswith("# %% nbgrader") for line in text.split("\n")):
+        raise ControlError(f"{_name(path)}: a control is edits of the solution's cells "
+                           "(`# %% edit <grade_id>`) or released cells, not cells of its own")
     edits = _edits(path, text)
     stubs = _released(path, text)
-    for gid in [*whole, *edits, *stubs]:
+    for gid in [*edits, *stubs]:
         if gid not in base:
             raise ControlError(f"{_name(path)}: {gid} is not a solution cell of {lab.id}")
-    named = [*whole, *edits, *stubs]
+    named = [*edits, *stubs]
     if len(named) != len(set(named)):
         twice = sorted({g for g in named if named.count(g) > 1})
-        raise ControlError(f"{_name(path)}: {twice} named twice (whole, edited or released)")
+        raise ControlError(f"{_name(path)}: {twice} named twice (edited or released)")
     out = {}
     for gid, src in base.items():
-        if gid in whole:
-            out[gid] = whole[gid]
-        elif gid in stubs:
+        if gid in stubs:
             out[gid] = released(lab.id)[gid]
         elif gid in edits:
             out[gid] = _apply(path, gid, src, edits[gid])

@@ -310,7 +310,8 @@ def test_a_released_cell_is_the_stub_students_receive(tmp_path):
 
     path = tmp_path / "lab01_vector_add" / "control.py"
     path.parent.mkdir()
-    path.write_text("# impl: triton\n# status: not_implemented\n\n# %% released vector_add_triton\n")
+    path.write_text("# impl: triton\n# status: not_implemented\n\n"
+                    "# %% released vector_add_triton\n")
     built = cells(path)
     assert "raise NotImplementedError()" in built["vector_add_triton"]
     assert built["vector_add_triton"] != solution("lab01_vector_add")["vector_add_triton"]
@@ -371,3 +372,14 @@ def test_a_gap_needs_its_ends(tmp_path, quote, said):
     with pytest.raises(ControlError, match="lab01_vector_add/control.py") as info:
         cells(path)
     assert said in str(info.value)
+
+
+def test_a_cell_of_its_own_is_refused(tmp_path):
+    """A control is what it changes in the solution: a whole cell of its own would be a copy
+    that drifts from the lab (quote the ends of what it replaces instead)."""
+    path = tmp_path / "lab01_vector_add" / "control.py"
+    path.parent.mkdir()
+    path.write_text('# impl: triton\n# status: fail\n\n# %% nbgrader={"grade_id": '
+                    '"vector_add_triton", "solution": true}\nx = 1\n')
+    with pytest.raises(ControlError, match="not cells of its own"):
+        cells(path)

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (the earlier kernel's lines, quoted whole)
 # impl: cuda
 # exercise: matmul_fp16
 # device: cpu
