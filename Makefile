@@ -51,7 +51,7 @@ release: $(STAMP)
 # on first use, a lab released later added, a file there never written over.
 # Jupyter refuses root without --allow-root (containers, CI machines).
 lab: $(STAMP)
-	$(BIN)/python -m grader.workspace && \
+	$(BIN)/python -m grader.lab.workspace && \
 	    $(BIN)/jupyter lab workspace/ $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 # The whole GPU check in one call (tests, tclab check, benchmarks); logs and plots under $OUT.

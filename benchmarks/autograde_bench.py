@@ -34,11 +34,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import nbformat  # noqa: E402
 from course_cases import students  # noqa: E402
 
-from grader import cli, manifest  # noqa: E402
-from grader import device as dev  # noqa: E402
+from grader import cli  # noqa: E402
+from grader.backends import device as dev  # noqa: E402
+from grader.base.trace import PREFIX  # noqa: E402
+from grader.base.trace import enabled as trace_enabled  # noqa: E402
 from grader.course import autograde, build, task  # noqa: E402
-from grader.trace import PREFIX  # noqa: E402
-from grader.trace import enabled as trace_enabled  # noqa: E402
+from grader.lab import manifest  # noqa: E402
 
 PHASES = ("start-up", "setup", "execute", "wait_for_untimed", "regrade", "nbgrader",
           "correctness (sum)", "memcheck (sum)", "perf (sum)", "profile (sum)")

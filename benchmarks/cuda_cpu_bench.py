@@ -1,4 +1,4 @@
-"""How fast the CPU backend of grader.cuda runs kernels (figures go in docs/cuda-cpu-backend.md).
+"""How fast the CPU backend of grader.backends.cuda runs kernels (figures go in docs/cuda-cpu-backend.md).
 
     python benchmarks/cuda_cpu_bench.py [--repeat 5]
 
@@ -33,7 +33,7 @@ __global__ void vector_add_kernel(const float *__restrict__ x, const float *__re
 
 LOAD_IN_FRESH_PROCESS = r"""
 import sys, time
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 src = open(sys.argv[1]).read()
 t = time.perf_counter()
 mod = SourceModule(src)
@@ -71,7 +71,7 @@ def main() -> int:
     import numpy as np
     import torch
 
-    from grader.cuda import SourceModule, cpu
+    from grader.backends.cuda import SourceModule, cpu
 
     print(f"CPU backend, {cpu.default_workers()} pool threads, cache {os.environ['TCLAB_CACHE']}")
 

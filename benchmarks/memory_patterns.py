@@ -5,7 +5,7 @@
 Issue 10 asks lab03's references for >= 1.0x torch. In float16 and bfloat16, torch's relu and
 leaky_relu move 98% of the copy roof (the roof is torch.add's rate: two reads per write), and
 the references sat at 0.995-1.003x them. This tool times, for 2^28 elements of each 16-bit
-dtype, in the same rounds and with the L2 flushed before each call (grader.bench.Timer):
+dtype, in the same rounds and with the L2 flushed before each call (grader.backends.bench.Timer):
 torch's relu, leaky_relu and copy, lab03's four references (relu and leaky_relu, Triton and
 CUDA) and the patterns of memory_patterns.cu:
 
@@ -48,7 +48,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from grader import bench  # noqa: E402
+from grader.backends import bench  # noqa: E402
 
 N = 1 << 28
 SOURCE = (Path(__file__).parent / "memory_patterns.cu").read_text()
@@ -56,7 +56,7 @@ DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 
 
 def _modules():
-    from grader.cuda import gpu
+    from grader.backends.cuda import gpu
 
     drv, compiler = gpu._load()  # pycuda in torch's CUDA context
     cache: dict = {}

@@ -25,8 +25,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from corpus_controls import CORPUS, notebook  # noqa: E402
 
-from grader import grading, manifest, submission  # noqa: E402
-from grader.judge import profile as pr  # noqa: E402
+from grader.judge import advice  # noqa: E402
+from grader.lab import manifest, submission  # noqa: E402
+from grader.pipeline import grading, profiling  # noqa: E402
 
 
 def header(path: Path) -> dict[str, str]:
@@ -80,17 +81,17 @@ def main() -> int:
                              exercises=[exercise] if exercise else None)
         ex, _, sources = parts[0]
         # As grading does (`profile.warm`, `profile.quiet`): imports and CUDA's start ahead.
-        ahead = pr.begin(ex, impl, cuda_now=True) if args.ahead else {}
+        ahead = profiling.begin(ex, impl, cuda_now=True) if args.ahead else {}
         time.sleep(args.ahead)
-        pr.quiet(ahead, wait=60)
+        profiling.quiet(ahead, wait=60)
         started = time.monotonic()
-        mine = pr.run(ex, impl, sources, started=ahead.get("student"))  # what a check adds
+        mine = profiling.run(ex, impl, sources, started=ahead.get("student"))  # what a check adds
         mine_s = round(time.monotonic() - started, 1)
         started = time.monotonic()
-        ref = pr.reference_run(ex, impl, None, ahead.get("reference"))  # kept once profiled
+        ref = profiling.reference_run(ex, impl, None, ahead.get("reference"))  # kept once profiled
         ref_s = round(time.monotonic() - started, 1)
-        pr.close(ahead)
-        got = pr.decide(ex, impl, mine, ref)
+        profiling.close(ahead)
+        got = advice.decide(ex, impl, mine, ref)
         row = {"lab": lab.id, "exercise": ex.key, "impl": impl, "what": what,
                "rule": got.get("rule"), "advice": got.get("advice") or got.get("reason"),
                "profile_s": mine_s, "reference_s": ref_s, "profile": got.get("profile"),

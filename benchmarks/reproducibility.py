@@ -24,8 +24,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from corpus_controls import CORPUS, notebook  # noqa: E402
 
-from grader import bench, grading, manifest, submission  # noqa: E402
+from grader.backends import bench  # noqa: E402
 from grader.judge import perf  # noqa: E402
+from grader.lab import manifest, submission  # noqa: E402
+from grader.pipeline import grading  # noqa: E402
 
 
 def _header(path: Path) -> dict[str, str]:

@@ -50,7 +50,8 @@ from pathlib import Path
 import torch
 import triton
 
-from grader import bench, check, manifest, reference, submission
+from grader.backends import bench
+from grader.lab import cases, manifest, reference, submission
 
 ROUNDS = 10
 
@@ -66,12 +67,12 @@ class Bench:
         if key not in self._inputs:
             self._inputs.clear()  # one case's tensors at a time: perf shapes are GiB-sized
             torch.cuda.empty_cache()
-            self._inputs[key] = check.make_inputs(ex, shape, 1234, dtype, "cuda")
+            self._inputs[key] = cases.make_inputs(ex, shape, 1234, dtype, "cuda")
         return self._inputs[key]
 
     def ms(self, ex, shape, dtype, fn) -> float:
         inputs = list(self.inputs(ex, shape, dtype).values())
-        _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
+        _, outs = cases.alloc_outputs(ex, shape, dtype, "cuda")
         args = [*inputs, *outs.values(), *ex.param_values(shape).values()]
         for _ in range(bench.WARMUP):
             fn(*args)
@@ -85,7 +86,7 @@ class Bench:
         times: dict = {name: [] for name in fns}
         for round_ in range(bench.WARMUP + ROUNDS):
             for name, fn in fns.items():
-                _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
+                _, outs = cases.alloc_outputs(ex, shape, dtype, "cuda")
                 args = [*inputs, *outs.values(), *params]
                 if round_ < bench.WARMUP:
                     fn(*args)
@@ -95,13 +96,13 @@ class Bench:
 
     def gbps(self, ex, shape, dtype, ms: float) -> float:
         """GB/s, or TFLOP/s for a compute-bound exercise."""
-        return ex.rate(ms, shape, check.DTYPES[dtype].itemsize)
+        return ex.rate(ms, shape, cases.DTYPES[dtype].itemsize)
 
     def correct(self, ex, shape, dtype, fn) -> bool:
         inputs = self.inputs(ex, shape, dtype)
-        _, outs = check.alloc_outputs(ex, shape, dtype, "cuda")
+        _, outs = cases.alloc_outputs(ex, shape, dtype, "cuda")
         fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
-        expected = check.oracle(ex, inputs, shape, device="cuda")
+        expected = cases.oracle(ex, inputs, shape, device="cuda")
         atol, rtol = ex.tolerances[dtype]
         return all(torch.allclose(outs[k].double(), expected[k], atol=atol * 10 + 1e-12,
                                   rtol=rtol * 10, equal_nan=True) for k in expected)
@@ -118,7 +119,7 @@ def sweep(b: Bench, members: list, log) -> dict:
     """Coordinate search over the module's TUNE, on every (exercise, launcher) in `members`
     (they share the module); leaves the winners set and returns them."""
     g = constants(members[0][1])
-    cases = [(ex, fn, shape, dt) for ex, fn in members for shape in ex.shapes["perf"]
+    timed = [(ex, fn, shape, dt) for ex, fn in members for shape in ex.shapes["perf"]
              for dt in ex.perf_dtypes]
     for name, candidates in g["TUNE"].items():
         cost = {}
@@ -126,14 +127,14 @@ def sweep(b: Bench, members: list, log) -> dict:
             g[name] = value
             try:
                 gbps = [b.gbps(ex, shape, dt, b.ms(ex, shape, dt, fn))
-                        for ex, fn, shape, dt in cases]
+                        for ex, fn, shape, dt in timed]
             except Exception as exc:  # an invalid launch (too many threads, resources)
                 log(f"    {name}={value}: {type(exc).__name__}: {str(exc)[:100]}")
                 continue
             cost[value] = sum(1 / v for v in gbps)
             log(f"    {name}={value}: mean {len(gbps) / cost[value]:.0f} "
                 f"{members[0][0].rate_unit} over "
-                f"{len(cases)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
+                f"{len(timed)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
         g[name] = min(cost, key=cost.get)
     return {name: g[name] for name in g["TUNE"]}
 
@@ -256,7 +257,7 @@ def markdown(results: dict) -> str:
              f"- date: {results['date']}",
              f"- command: `{results['command']}`",
              f"- copy roof: {results['roof_gbps']:.0f} GB/s (the faster of a 1 GiB "
-             "device-to-device copy and torch.add, `grader.bench.copy_roof`)",
+             "device-to-device copy and torch.add, `grader.backends.bench.copy_roof`)",
              "- this file again from the run's JSON, no GPU needed: `python "
              "benchmarks/tune_references.py --from-json RUN.json --md FILE`",
              "",

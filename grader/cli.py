@@ -13,10 +13,13 @@ import json
 import sys
 from pathlib import Path
 
-from grader import device as dev
-from grader import grading, manifest, paths, release, runner, startup
+from grader.backends import device as dev
+from grader.base import paths, startup
+from grader.execution import runner
 from grader.judge import report
 from grader.judge.verdict import Grade
+from grader.lab import manifest, release
+from grader.pipeline import grading
 
 # Dtypes as the table's narrow cells name them (the notes below it spell them out).
 _SHORT_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
@@ -123,8 +126,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from grader import scaffold
-
+    from grader.lab import scaffold
     try:
         written = scaffold.new(args.lab_id, title=args.title)
     except scaffold.ScaffoldError as exc:

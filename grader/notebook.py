@@ -2,9 +2,9 @@
 
 They run inside the student's kernel for instant feedback, and decide through the same
 judge as the grader (`grader.judge`): the same cases, the same launch (`correctness.launch`),
-the same `decide()`, and the same split: the launcher runs against phantoms (`grader.phantom`)
+the same `decide()`, and the same split: the launcher runs against phantoms (`execution.phantom`)
 and its recorded stream is replayed on the data by kernels built from the cells' source
-(`grader.replay`), as the grader's host and device processes do. Here both halves share the
+(`execution.replay`), as the grader's host and device processes do. Here both halves share the
 student's kernel, for speed; the grade itself is decided outside the notebook, in processes
 the notebook cannot touch.
 
@@ -23,15 +23,16 @@ import traceback
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
-from grader import device as dev
-from grader import interpreter
+from grader.backends import device as dev
+from grader.backends import interpreter
 
 interpreter.ensure(dev.resolve())
 
-from grader import manifest, paths  # noqa: E402 - after the device is fixed
-from grader.cuda import SourceModule  # noqa: E402,F401 - the setup cell's import
+from grader.backends.cuda import SourceModule  # noqa: E402,F401 - the setup cell's import
+from grader.base import paths  # noqa: E402 - after the device is fixed
 from grader.judge import correctness  # noqa: E402
 from grader.judge.verdict import Outcome, Verdict  # noqa: E402
+from grader.lab import manifest  # noqa: E402
 
 _OURS = (str(Path(__file__).resolve().parent), sys.base_prefix, sys.prefix)
 
@@ -123,8 +124,7 @@ class _Calls:
     def __init__(self, ex, impl: str, launcher, device: str):
         import tempfile
 
-        from grader import replay
-
+        from grader.execution import replay
         self.ex, self.launcher, self.device_name = ex, launcher, device
         cells = {f"cell{i}": src for i, src in enumerate(_all_cells(launcher) or [])
                  if _parses(src)}
@@ -137,8 +137,7 @@ class _Calls:
         return self._calls(tensors, params)
 
     def _record(self, shapes, params):
-        from grader import host, phantom
-
+        from grader.execution import host, phantom
         rec = self._rec = phantom.Recorder(self.device_name, self.ex.allowed_ops)
         # A refusal in a helper thread interrupts the launcher, which may be waiting on that
         # thread for ever (the grader's host process says so at once, too). A refusal in a
@@ -175,8 +174,7 @@ class _Calls:
         return rec.stream.to_dict(), host.describe_returned(returned)
 
     def error(self, exc, index):
-        from grader import phantom
-
+        from grader.execution import phantom
         msg = correctness.error_message(exc, index, _describe)
         refused = phantom.refusal(exc, self._rec)
         if refused:
@@ -253,18 +251,17 @@ def bench(lab_id: str, impl: str, launcher, graded: bool = False,
             raise CheckFailed(f"{ex.key} {impl} performance: not graded: needs a GPU")
         print(f"{ex.key} {impl} bench: skipped: needs a GPU")
         return None
-    from grader import bench as timing
-    from grader import plot
+    from grader.backends import bench as timing
     from grader.judge import perf, report
     from grader.judge.verdict import Message
+    from grader.pipeline import plot
 
     roof = timing.copy_roof()["gbps"]
     timer = timing.Timer()
     dtype = ex.perf_dtypes[0]
     fns = {"student": launcher, "torch": timing.baseline_op(ex)}
     if graded:
-        from grader import reference
-
+        from grader.lab import reference
         fns["reference"] = reference.load(ex, impl)
     suite = "perf" if graded else "sweep"
     shared = timing.shared_note()  # asked before the timed rounds, not beside them
@@ -309,8 +306,8 @@ def _saved_notebook() -> Path | None:
 def _profile(ex, impl: str, launcher) -> str:
     """One line of advice from Nsight Compute on one call of the student's kernel, as the
     grader profiles it: in a sandboxed process of its own, from the cells as last saved."""
-    from grader import grading, submission
-    from grader.judge import profile
+    from grader.lab import submission
+    from grader.pipeline import grading, profiling
 
     path = _saved_notebook()
     if path is None:
@@ -325,6 +322,6 @@ def _profile(ex, impl: str, launcher) -> str:
     live = "".join(_cell_sources(launcher).values()).strip()
     if live and not any(live in text for text in sources.values()):
         return "not run: the saved notebook differs from the cell you ran: save it (Ctrl+S) first"
-    got = profile.feedback(ex, impl, sources)
+    got = profiling.feedback(ex, impl, sources)
     return got.get("advice") or got.get("reason") or "no advice"
 

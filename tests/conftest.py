@@ -143,8 +143,7 @@ def pytest_report_collectionfinish(config, start_path, items):
 
 @pytest.fixture(scope="session")
 def device(request):
-    from grader import device as dev
-
+    from grader.backends import device as dev
     chosen = dev.resolve(request.config.getoption("--device"))
     dev.use(chosen)
     return chosen
@@ -153,8 +152,7 @@ def device(request):
 def chosen_submission(config) -> str:
     """`--submission`, else what `tclab check` grades when not told (the working copy, else the
     release)."""
-    from grader import grading
-
+    from grader.pipeline import grading
     return config.getoption("--submission") or grading.default_submission()
 
 
@@ -168,8 +166,7 @@ def shared_servers():
     """One module's checks share worker servers (`runner.session`), as `tclab check` has one
     submitter's share them: a server (2-3 s of imports, the CUDA CPU runtime built) forks a
     fresh child per check, and a run that does not end cleanly discards its server."""
-    from grader import runner
-
+    from grader.execution import runner
     with runner.session():
         yield
 

@@ -33,7 +33,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from grader import manifest, release, submission
+from grader.lab import manifest, release, submission
 
 CORPUS = Path(__file__).parent / "corpus"
 EDIT = re.compile(r"# %% edit (\w+)\s*$")

@@ -60,7 +60,7 @@ def imports(root: Path) -> dict[str, set[str]]:
             for target in targets:
                 if target != package and not target.startswith(package + "."):
                     continue
-                while target and target not in known:  # `grader.cuda.SourceModule`
+                while target and target not in known:  # `grader.backends.cuda.SourceModule`
                     target = target.rpartition(".")[0]
                 found.add(target)
         graph[name] = found - {name}
@@ -185,41 +185,38 @@ def test_no_import_cycle_in_the_grader():
 
 # --- layers ------------------------------------------------------------------------------------
 
-# Every module of grader/, lowest layer first; a module imports only from its own layer and
-# those below it. Where a module's layer is not its folder's, the module is due to move (or to
-# be split: judge.profile's pure half, ncu's output read and advised, is judge; the half that
-# starts ncu through the runner is grading).
-LAYERS = {
-    "base": ["grader", "paths", "wire", "trace", "startup"],
-    "lab": ["manifest", "submission", "release", "scaffold", "workspace", "check", "reference"],
-    "backends": ["cuda", "cuda.args", "cuda.buffers", "cuda.checked", "cuda.compiler",
-                 "cuda.cpu", "cuda.elf", "cuda.errors", "cuda.gpu", "cuda.limits", "cuda.race",
-                 "cuda.runtime", "cuda.source", "interpreter", "device", "bench"],
-    "judge": ["judge", "judge.verdict", "judge.correctness", "judge.memcheck", "judge.perf",
-              "judge.report"],
-    "exec": ["sandbox", "runner", "worker", "host", "phantom", "replay", "kernels"],
-    "grading": ["grading", "plot", "judge.profile"],
-    "course": ["course", "course.autograde", "course.build", "course.cli", "course.exchange",
-               "course.kernel", "course.leakcheck", "course.preprocessors", "course.regrade",
-               "course.slurm", "course.task"],
-    "front": ["cli", "notebook"],
-}
+# The layers, lowest first. Each is a folder of grader/, except `front`: the two modules at the
+# top of grader/, the doors users name (`tclab` is `grader.cli:main`; a lab's setup cell says
+# `from grader.notebook import ...`). A module imports only from its own layer and those below.
+LAYERS = ("base", "lab", "backends", "judge", "execution", "pipeline", "course", "front")
+DOORS = ("cli", "notebook")
 
 # Imports of a higher layer that stay, each for its reason. The test fails when one of them is
 # gone too, so this list only shrinks.
 UPWARD = {
     # The student's setup cell imports grader.notebook; a worker server imports it ahead, once
     # for all the checks it forks (seconds of start-up each).
-    ("grader.worker", "grader.notebook"),
-    # The worker's half of the profile (`profiled`: the one call between cudaProfilerStart and
-    # Stop) lives beside the half that starts ncu; it goes with judge.profile's pure half.
-    ("grader.worker", "grader.judge.profile"),
+    ("grader.execution.worker", "grader.notebook"),
 }
 
 
-def layer_of(layers: dict[str, list[str]], package: str = "grader") -> dict[str, int]:
-    return {(package if name == package else f"{package}.{name}"): rank
-            for rank, names in enumerate(layers.values()) for name in names}
+def layered(root: Path, layers=LAYERS, doors=DOORS) -> tuple[dict[str, int], list[str]]:
+    """{module: its layer's rank} and the modules that sit in no layer: a module at the top
+    of the package that is not a door, or in a folder that is not a layer."""
+    rank, outside = {}, []
+    for name, path in modules(root).items():
+        parts = name.split(".")[1:]
+        if not parts:
+            where = layers[0]  # the package's __init__: below everything
+        elif len(parts) == 1 and path.name != "__init__.py":
+            where = "front" if parts[0] in doors else None
+        else:
+            where = parts[0]
+        if where in layers:
+            rank[name] = layers.index(where)
+        else:
+            outside.append(name)
+    return rank, sorted(outside)
 
 
 def upward(graph: dict[str, set[str]], rank: dict[str, int]) -> set[tuple[str, str]]:
@@ -229,30 +226,37 @@ def upward(graph: dict[str, set[str]], rank: dict[str, int]) -> set[tuple[str, s
 
 def test_the_checker_sees_an_import_from_above(tmp_path):
     """Negative control: a low module importing a high one (inside a function) is reported;
-    the other direction and imports within a layer are not."""
+    the other direction and imports within a layer are not; a module at the top that is no
+    door, and a folder that is no layer, sit in no layer."""
     root = _package(tmp_path, {
         "fake/__init__.py": "",
-        "fake/low.py": "def f():\n    from fake import high\n",
-        "fake/peer.py": "from fake import low\n",
-        "fake/high.py": "from fake import peer\n",
+        "fake/low/__init__.py": "",
+        "fake/low/a.py": "def f():\n    from fake.top import high\n",
+        "fake/low/peer.py": "from fake.low import a\n",
+        "fake/top/__init__.py": "",
+        "fake/top/high.py": "from fake.low import peer\n",
+        "fake/door.py": "from fake.top import high\n",
+        "fake/stray.py": "",
+        "fake/attic/__init__.py": "",
     })
-    rank = layer_of({"base": ["fake", "low", "peer"], "top": ["high"]}, "fake")
-    assert upward(imports(root), rank) == {("fake.low", "fake.high")}
+    rank, outside = layered(root, ("low", "top", "front"), ("door",))
+    assert outside == ["fake.attic", "fake.stray"]
+    assert upward(imports(root), {**rank, **{m: 0 for m in outside}}) == \
+        {("fake.low.a", "fake.top.high"), ("fake.low.a", "fake.top")}  # the package runs too
 
 
-def test_every_module_has_a_layer():
-    """A new module is placed in LAYERS when it is added: its layer says what it may import."""
-    rank = layer_of(LAYERS)
-    names = [n for names in LAYERS.values() for n in names]
-    assert len(names) == len(set(names)), "a module listed in two layers"
-    found = set(modules(GRADER))
-    assert found - set(rank) == set(), f"modules without a layer: {sorted(found - set(rank))}"
-    assert set(rank) - found == set(), f"layers name no such module: {sorted(set(rank) - found)}"
+def test_every_module_sits_in_a_layer():
+    """A module lives in its layer's folder: a new one is placed where its imports allow."""
+    rank, outside = layered(GRADER)
+    assert not outside, f"modules in no layer (a folder of LAYERS, or a door): {outside}"
+    folders = {p.name for p in GRADER.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == set(LAYERS) - {"front"}, \
+        "a layer's folder is missing, or a folder is no layer"
 
 
 def test_no_module_imports_from_a_higher_layer():
-    rank = layer_of(LAYERS)
-    found = upward(imports(GRADER), {**rank, **{m: 0 for m in modules(GRADER) if m not in rank}})
+    rank, _ = layered(GRADER)
+    found = upward(imports(GRADER), rank)
     assert found - UPWARD == set(), f"imports of a higher layer: {sorted(found - UPWARD)}"
     assert UPWARD - found == set(), f"UPWARD lists imports that are gone: {sorted(UPWARD - found)}"
 
@@ -260,40 +264,55 @@ def test_no_module_imports_from_a_higher_layer():
 ARCHITECTURE = GRADER.parent / "docs" / "architecture.md"
 
 
+def page_layers(root: Path = GRADER) -> dict[str, list[str]]:
+    """{layer: the names the page shows for its modules}, lowest first: a module by its path
+    below its layer's folder (`execution.runner` -> `runner`, `backends.cuda.cpu` ->
+    `cuda.cpu`); packages themselves are not shown."""
+    rank, _ = layered(root)
+    shown = {name: [] for name in LAYERS}
+    for module in sorted(rank):
+        parts = module.split(".")[1:]
+        path = modules(root)[module]
+        if path.name == "__init__.py" and len(parts) <= 1:
+            continue  # the package, or a layer's folder
+        below = parts if LAYERS[rank[module]] == "front" else parts[1:]
+        shown[LAYERS[rank[module]]].append(".".join(below))
+    return shown
+
+
 def missing_from_page(page: str, layers: dict[str, list[str]]) -> list[str]:
     """The modules of `layers` that the page's diagram does not show on their layer's lines
     (layers top down; a layer's name starts its first line)."""
     diagram = page.split("```")[1]
     rows: dict[str, str] = {}
-    layer = None
+    current = None
     for line in diagram.splitlines():
         head, _, rest = line.strip().partition(" ")
         if head in layers:
-            layer, line = head, rest
-        if layer:
-            rows[layer] = rows.get(layer, "") + " " + line
+            current, line = head, rest
+        if current:
+            rows[current] = rows.get(current, "") + " " + line
     if list(rows) != list(reversed(layers)):
         return [f"layers in this order, top down: {list(reversed(layers))}"]
     missing = []
-    for layer, names in layers.items():
-        for name in names:
-            if name in ("grader", "course") or name.startswith("cuda."):
-                continue  # a package itself; cuda.* stands for the CUDA backend's modules
-            shown = name.removeprefix("course.")
-            if not re.search(rf"(?<![\w.]){re.escape(shown)}(?!\w)", rows[layer]):
-                missing.append(name)
+    for name, shown in layers.items():
+        for module in shown:
+            if module.startswith("cuda."):
+                continue  # cuda.* stands for the CUDA backend's modules
+            if not re.search(rf"(?<![\w.]){re.escape(module)}(?!\w)", rows[name]):
+                missing.append(module)
     return missing
 
 
 def test_the_architecture_page_names_every_module_in_its_layer():
-    """docs/architecture.md's diagram lists every module of LAYERS on its layer's lines, so a
-    module added or moved shows there too."""
-    assert missing_from_page(ARCHITECTURE.read_text(), LAYERS) == []
+    """docs/architecture.md's diagram lists every module on its layer's line, so a module
+    added or moved shows there too."""
+    assert missing_from_page(ARCHITECTURE.read_text(), page_layers()) == []
 
 
 def test_the_page_check_sees_a_module_left_out():
     """Negative control: a page without `replay`, or with its layers out of order."""
-    page = ARCHITECTURE.read_text()
-    assert missing_from_page(page.replace("replay (", "(", 1), LAYERS) == ["replay"]
-    swapped = dict(reversed(list(LAYERS.items())))
+    page, layers = ARCHITECTURE.read_text(), page_layers()
+    assert missing_from_page(page.replace("replay (", "(", 1), layers) == ["replay"]
+    swapped = dict(reversed(list(layers.items())))
     assert missing_from_page(page, swapped) != []

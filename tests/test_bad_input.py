@@ -9,7 +9,8 @@ import json
 import nbformat
 import pytest
 
-from grader import cli, manifest, submission
+from grader import cli
+from grader.lab import manifest, submission
 
 LAB = manifest.get("lab01")
 EX = LAB.exercise()

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from grader import bench, manifest
+from grader.backends import bench
 from grader.judge import perf
 from grader.judge.verdict import Message
+from grader.lab import manifest
 
 EX = manifest.exercise("lab01")
 SHAPE = {"n": 1000}
@@ -165,7 +166,7 @@ def rechecked_rounds(monkeypatch, urandom) -> list[dict]:
     check, as bench.time_rounds does."""
     import os
 
-    from grader import check
+    from grader.lab import cases
 
     checked = []
 
@@ -180,7 +181,7 @@ def rechecked_rounds(monkeypatch, urandom) -> list[dict]:
         return {"out": torch.zeros(3, dtype=torch.float64)}
 
     monkeypatch.setattr(bench, "time_rounds", time_rounds)
-    monkeypatch.setattr(check, "oracle", oracle)
+    monkeypatch.setattr(cases, "oracle", oracle)
     monkeypatch.setattr(os, "urandom", urandom)
     plan = {"dtypes": ["float32"], "repeat": 1, "sweep": False}
     perf.measure(EX, "triton", None, "student", None, plan, "salt", lambda msg: None)

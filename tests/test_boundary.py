@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from grader import device as dev
-from grader import kernels, phantom, replay
-from grader.host import HostLink, isolate
+from grader.backends import device as dev
+from grader.execution import kernels, phantom, replay
+from grader.execution.host import HostLink, isolate
 
 GEOM = {"shape": [8], "stride": [1], "offset": 0, "dtype": "float32", "bytes": 32}
 
@@ -165,7 +165,7 @@ def test_a_host_that_dies_is_named(tmp_path):
                "setup": "", "sources": {}, "workdir": str(tmp_path)}
     link = HostLink.start(request, close=[])
     os.kill(link.pid, 11)
-    from grader.host import HostDied
+    from grader.execution.host import HostDied
 
     with pytest.raises(HostDied, match="SIGSEGV"):
         link.loaded()
@@ -311,8 +311,8 @@ def test_a_helper_from_an_earlier_cell_is_there_as_in_the_notebook():
 
     from corpus_controls import notebook
 
-    from grader import grading, manifest, submission
-
+    from grader.lab import manifest, submission
+    from grader.pipeline import grading
     path = (Path(__file__).parent / "corpus" / "lab03_activations" /
             "honest_helper_from_an_earlier_cell.py")
     lab = manifest.get("lab03")

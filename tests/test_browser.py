@@ -35,7 +35,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import manifest, paths, release, submission
+from grader.base import paths
+from grader.lab import manifest, release, submission
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]  # one server
 

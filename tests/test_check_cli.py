@@ -15,8 +15,10 @@ import time
 
 import pytest
 
-from grader import cli, grading, manifest, submission
+from grader import cli
 from grader.judge.verdict import Grade, Verdict
+from grader.lab import manifest, submission
+from grader.pipeline import grading
 
 LABS = ("lab01", "lab03")  # one exercise, then five: two impls each
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from corpus_controls import CORPUS, ControlError, cells, header, notebook, solution
 
-from grader import grading, manifest, runner
+from grader.execution import runner
+from grader.lab import manifest
+from grader.pipeline import grading
 
 FILES = sorted(CORPUS.glob("lab*/*.py"))
 # TCLAB_CORPUS_SHARD=K/N keeps every N-th control from the K-th (1-based): the GPU check times
@@ -127,8 +129,8 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
     import linecache
     import tempfile
 
-    from grader import manifest, submission
     from grader.judge import correctness
+    from grader.lab import manifest, submission
 
     os.environ["TCLAB_DEVICE"] = device  # (the server imported Triton as the setup cell does)
     lab = manifest.get(lab_id)
@@ -153,7 +155,6 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
         conn.send({"status": correctness.classify(exc), "reason": str(exc)[:300]})
         return
     from grader import notebook
-
     for suite in ("public", "hidden"):
         found = notebook.verdicts(lab.id, impl, ns[ex.impls[impl].launcher], suite, ex.name)
         bad = next((v for v in found if not v.ok), None)
@@ -167,9 +168,9 @@ def _notebook_path(conn, lab_id: str, path: str, impl: str, exercise: str, scrat
 def _forks():
     ctx = multiprocessing.get_context("forkserver")
     # nbformat too: every child reads its control's notebook with it, and its import
-    # (jsonschema, see grader.startup) cost each one 2.5 s of a 2-core CPU.
+    # (jsonschema, see grader.base.startup) cost each one 2.5 s of a 2-core CPU.
     ctx.set_forkserver_preload(["torch", "triton", "triton.language", "grader.notebook",
-                                "grader.submission", "grader.judge.correctness", "nbformat"])
+                                "grader.lab.submission", "grader.judge.correctness", "nbformat"])
     return ctx
 
 
@@ -306,8 +307,7 @@ def test_an_edit_that_finds_no_one_place_names_the_control_and_cell(tmp_path, ed
 def test_a_released_cell_is_the_stub_students_receive(tmp_path):
     """`# %% released <grade_id>`: the cell as the release writes it (the solution regions
     replaced by their stubs), so a stub control follows the lab's release."""
-    from grader import release
-
+    from grader.lab import release
     path = tmp_path / "lab01_vector_add" / "control.py"
     path.parent.mkdir()
     path.write_text("# impl: triton\n# status: not_implemented\n\n"
@@ -321,8 +321,7 @@ def test_a_released_cell_is_the_stub_students_receive(tmp_path):
 
 def solution_source(lab_id: str, gid: str) -> str:
     """A solution cell as written in labs/, its solution markers kept."""
-    from grader import submission
-
+    from grader.lab import submission
     lab = manifest.get(lab_id)
     return next(c.source for c in submission.read_notebook(lab.source).cells
                 if submission.grade_id(c) == gid)

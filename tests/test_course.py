@@ -28,8 +28,9 @@ from course_cases.course import (
     release_path,
 )
 
-from grader import cli, manifest, release, submission
+from grader import cli
 from grader.course import autograde, build, preprocessors, regrade
+from grader.lab import manifest, release, submission
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # one course
 
@@ -369,7 +370,7 @@ def test_bad_submissions_get_a_verdict_and_exit_1(graded, tmp_path, capsys):
 def test_build_inside_the_checkout_says_so(tmp_path, monkeypatch, capsys):
     """A course built inside the project's checkout gets a note naming it; one outside it, or
     in a folder git ignores there, gets none."""
-    from grader import paths
+    from grader.base import paths
     from grader.course import cli as course_cli
 
     checkout = tmp_path / "checkout"

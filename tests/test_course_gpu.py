@@ -19,8 +19,9 @@ from course_cases.course import (
     release_path,
 )
 
-from grader import cli, manifest
+from grader import cli
 from grader.course import autograde, leakcheck
+from grader.lab import manifest
 
 pytestmark = [pytest.mark.gpu, pytest.mark.slow]
 SLOW = corpus_controls.CORPUS / "lab01_vector_add" / "triton_two_pass_slow.py"

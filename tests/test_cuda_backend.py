@@ -1,4 +1,4 @@
-"""grader.cuda: our own kernels (tests/cuda_kernels/*.cu) against numpy/torch, at tail sizes.
+"""backends.cuda: our own kernels (tests/cuda_kernels/*.cu) against numpy/torch, at tail sizes.
 
 Every correctness test runs on the CPU backend and, where a GPU is present, through pycuda
 (marked gpu; without CUDA it is skipped with "needs a GPU"). The negative controls check that
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 import torch
 
-import grader.cuda as gc
-from grader.cuda import CompileError, KernelNotFound, LaunchError, SourceModule
+import grader.backends.cuda as gc
+from grader.backends.cuda import CompileError, KernelNotFound, LaunchError, SourceModule
 
 KERNELS = Path(__file__).parent / "cuda_kernels"
 SIZES = [1, 127, 129, 1000, 4097]

@@ -18,8 +18,7 @@ _ = atexit.register(lambda: pathlib.Path({mark!r}).write_text("exited"))
 def run(tmp_path, **traits) -> bool:
     """Unsandboxed (the kernel's sandbox would hide the mark's folder from it: the kill is
     what is tested here, the sandbox in test_course)."""
-    from grader import sandbox
-
+    from grader.execution import sandbox
     mark = tmp_path / "mark"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL.format(mark=str(mark)))])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",

@@ -11,8 +11,9 @@ import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
 from course_cases.course import copy_course, nbgrader
 
-from grader import cli, manifest
+from grader import cli
 from grader.course import leakcheck
+from grader.lab import manifest
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_course's course
 

@@ -36,7 +36,7 @@ import requests
 from course_cases import students  # tests/ is on sys.path under pytest
 from course_cases.course import NBGRADER
 
-from grader import manifest
+from grader.lab import manifest
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 SCRIPT = r"""
-from grader import interpreter
+from grader.backends import interpreter
 interpreter.ensure("cpu")
 import torch, triton, triton.language as tl
 from triton.language.extra import libdevice
@@ -183,7 +183,7 @@ def test_libdevice_runs_under_the_interpreter():
 
 
 OVERFLOW = r"""
-from grader import interpreter
+from grader.backends import interpreter
 interpreter.ensure("cpu")
 import torch, triton, triton.language as tl
 from triton.runtime import interpreter as interp

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader import grading, manifest
+from grader.lab import manifest
+from grader.pipeline import grading
 
 CASES = [(lab.id, ex.name, impl) for lab in manifest.registry().values()
          for ex in lab.exercises for impl in ex.impls]

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 import torch
 
-from grader import check, manifest
+from grader.lab import cases, manifest
 
 LAB_TOML = """
 id = "lab99_synthetic"
@@ -92,60 +92,60 @@ def test_exercises_grade_cells_and_points(tmp_path):
 def test_generators_layouts_and_params(tmp_path):
     total, copy = load(tmp_path).exercises
     padded, transposed = total.shapes["public"][1:]
-    x = check.make_inputs(total, padded, 1, "float16")["x"]
+    x = cases.make_inputs(total, padded, 1, "float16")["x"]
     assert x.dtype == torch.float16 and x.shape == (4, 6) and x.stride() == (9, 1)
     assert bool(((x >= 1) & (x <= 2)).all()), "uniform [1, 2) not honoured"
     assert total.param_values(padded) == {"alpha": 2.0}
     assert total.param_values(total.shapes["public"][0]) == {"alpha": 0.5}
     assert "x rows padded by 3" in total.describe(padded, "float16")
-    t = check.make_inputs(total, transposed, 1, "float32")["x"]
+    t = cases.make_inputs(total, transposed, 1, "float32")["x"]
     assert t.shape == (4, 6) and t.stride() == (1, 4)
-    b = check.make_inputs(copy, copy.shapes["public"][0], 1, "uint8")["x"]
+    b = cases.make_inputs(copy, copy.shapes["public"][0], 1, "uint8")["x"]
     assert b.dtype == torch.uint8 and b.storage_offset() == 1
     assert len(set(b.tolist())) > 1, "integers drawn as a constant"
-    moved = check.to_device(b, "cpu")
+    moved = cases.to_device(b, "cpu")
     assert moved.storage_offset() == 1 and torch.equal(moved, b)
 
 
 def test_scalar_output_and_its_oracle(tmp_path):
     total, _ = load(tmp_path).exercises
     shape = total.shapes["public"][1]
-    inputs = check.make_inputs(total, shape, 3, "float32")
-    want = check.oracle(total, inputs, shape)["total"]
+    inputs = cases.make_inputs(total, shape, 3, "float32")
+    want = cases.oracle(total, inputs, shape)["total"]
     assert want.shape == () and float(want) == pytest.approx(float(inputs["x"].double().sum())
                                                               * 2.0)
-    buffers, views = check.alloc_outputs(total, shape, "float32")
+    buffers, views = cases.alloc_outputs(total, shape, "float32")
     assert views["total"].shape == () and torch.isnan(views["total"])
-    case = check.Case("public", 1, shape, "float32", 3)
-    assert "never written" in check.compare(total, case, "total", buffers["total"], want,
+    case = cases.Case("public", 1, shape, "float32", 3)
+    assert "never written" in cases.compare(total, case, "total", buffers["total"], want,
                                             "triton")
     views["total"].fill_(float("nan"))  # written, and wrong: a NaN the kernel computed
-    verdict = check.compare(total, case, "total", buffers["total"], want, "triton")
+    verdict = cases.compare(total, case, "total", buffers["total"], want, "triton")
     assert "1 of 1 elements differ" in verdict and "never written" not in verdict, verdict
     views["total"].fill_(float(want))
-    assert check.compare(total, case, "total", buffers["total"], want, "triton") is None
+    assert cases.compare(total, case, "total", buffers["total"], want, "triton") is None
 
 
 def test_integer_outputs_use_a_sentinel_and_compare_exactly(tmp_path):
     _, copy = load(tmp_path).exercises
     shape = copy.shapes["public"][0]
-    case = check.Case("public", 0, shape, "uint8", 5)
-    x = check.make_inputs(copy, shape, 5, "uint8")["x"]
-    want = check.oracle(copy, {"x": x}, shape)["out"]
-    buffers, views = check.alloc_outputs(copy, shape, "uint8")
-    assert "never written" in check.compare(copy, case, "out", buffers["out"], want, "cuda")
+    case = cases.Case("public", 0, shape, "uint8", 5)
+    x = cases.make_inputs(copy, shape, 5, "uint8")["x"]
+    want = cases.oracle(copy, {"x": x}, shape)["out"]
+    buffers, views = cases.alloc_outputs(copy, shape, "uint8")
+    assert "never written" in cases.compare(copy, case, "out", buffers["out"], want, "cuda")
     views["out"].copy_(x)
-    assert check.compare(copy, case, "out", buffers["out"], want, "cuda") is None
+    assert cases.compare(copy, case, "out", buffers["out"], want, "cuda") is None
     views["out"][3] = (int(x[3]) + 1) % 256
-    assert "1 of 7 elements differ" in check.compare(copy, case, "out", buffers["out"], want,
+    assert "1 of 7 elements differ" in cases.compare(copy, case, "out", buffers["out"], want,
                                                      "cuda")
-    views["out"][5] = check.INT_SENTINEL["uint8"] if int(x[5]) != 0xA5 else 0
-    verdict = check.compare(copy, case, "out", buffers["out"], want, "cuda")
+    views["out"][5] = cases.INT_SENTINEL["uint8"] if int(x[5]) != 0xA5 else 0
+    verdict = cases.compare(copy, case, "out", buffers["out"], want, "cuda")
     # One left unwritten beside the wrong one; integers have no NaN to blame.
     assert "2 of 7 elements differ" in verdict and "computed as NaN" not in verdict, verdict
     views["out"][5] = x[5]
-    buffers["out"][check.GUARD + 7] = 0
-    assert "out-of-bounds write" in check.compare(copy, case, "out", buffers["out"], want,
+    buffers["out"][cases.GUARD + 7] = 0
+    assert "out-of-bounds write" in cases.compare(copy, case, "out", buffers["out"], want,
                                                   "cuda")
 
 
@@ -208,10 +208,10 @@ def test_a_bad_perf_target_is_refused(tmp_path, target, message):
 def test_special_values_are_planted(tmp_path):
     total, _ = load(tmp_path).exercises
     shape = {"n_rows": 5, "n_cols": 10, "x": {"specials": ["nan", "-inf", 7.5]}}
-    x = check.make_inputs(total, shape, 4, "float32")["x"]
+    x = cases.make_inputs(total, shape, 4, "float32")["x"]
     assert int(torch.isnan(x).sum()) == 1 and int((x == float("-inf")).sum()) == 1
     assert int((x == 7.5).sum()) == 1
-    again = check.make_inputs(total, shape, 5, "float32")["x"]
+    again = cases.make_inputs(total, shape, 5, "float32")["x"]
     assert not torch.equal(torch.isnan(x), torch.isnan(again)), "NaN always at the same place"
 
 
@@ -221,7 +221,7 @@ def _elements(ex, shape: dict) -> int:
 
 @pytest.mark.parametrize("lab_id", sorted(manifest.registry()))
 def test_every_suite_ends_with_a_small_shape(lab_id):
-    """A suite's last shape runs twice (the replay check, `check.cases`): where it was the
+    """A suite's last shape runs twice (the replay check, `cases.cases`): where it was the
     largest, the Triton interpreter paid for it twice (half of lab01's CPU check), and on a GPU
     the grading host judged 2^24 elements twice (1-3 s each)."""
     for ex in manifest.get(lab_id).exercises:

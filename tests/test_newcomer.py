@@ -6,8 +6,10 @@ import os
 
 import pytest
 
-from grader import cli, manifest, paths
+from grader import cli
+from grader.base import paths
 from grader.course import autograde
+from grader.lab import manifest
 
 
 def test_lab01_handout_says_how_to_pass_a_pointer():
@@ -153,8 +155,7 @@ def test_a_students_exception_shows_their_frames_once_in_the_kernel(tmp_path):
 
     from nbclient import NotebookClient
 
-    from grader import release
-
+    from grader.lab import release
     nb = release.source_notebook(manifest.get("lab01"))
     cells = []
     for cell in (c for c in nb.cells if c.cell_type == "code"):
@@ -183,7 +184,6 @@ def test_a_students_exception_shows_their_frames_once_in_the_kernel(tmp_path):
 def test_bench_without_a_gpu_prints_one_short_line(monkeypatch, capsys):
     """It printed two paragraphs (what the profiler and the timing would show) per cell."""
     from grader import notebook
-
     monkeypatch.setattr(notebook.dev, "resolve", lambda *args: "cpu")
 
     def vector_add_triton(x, y, out):  # bench finds the exercise by the launcher's name
@@ -202,8 +202,7 @@ def test_check_and_pytest_grade_the_working_copy_by_default(monkeypatch, tmp_pat
 
     from conftest import chosen_submission
 
-    from grader import grading
-
+    from grader.pipeline import grading
     lab = manifest.get("lab01")
     mine = lab.release_path(tmp_path / "workspace")
     monkeypatch.setattr(paths, "WORKSPACE", tmp_path / "workspace")

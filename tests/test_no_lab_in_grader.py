@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from grader import manifest
+from grader.lab import manifest
 
 GRADER = Path(manifest.__file__).parent
 # Short dims (`n`, `m`, `k`) are also everyday variable names: only longer names are lab words.

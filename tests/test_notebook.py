@@ -10,7 +10,7 @@ import corpus_controls  # tests/ is on sys.path under pytest
 import jupytext
 import pytest
 
-from grader import manifest, submission
+from grader.lab import manifest, submission
 from grader.notebook import CheckFailed, check, verdicts
 
 CORPUS = corpus_controls.CORPUS

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader import manifest, release
+from grader.lab import manifest, release
 
 pytestmark = pytest.mark.slow
 
@@ -202,8 +202,7 @@ REPAIR = textwrap.dedent("""
     import triton
     import triton.language as tl
     from triton.language import constexpr
-    from grader import interpreter
-
+    from grader.backends import interpreter
     before = id(tl)
     interpreter.ensure("cpu")
     assert id(tl) != before and constexpr is tl.constexpr, "names not rebound"
@@ -223,7 +222,7 @@ REPAIR = textwrap.dedent("""
 
 
 def test_ensure_repairs_an_earlier_triton_import(tmp_path):
-    """grader.interpreter.ensure('cpu') on its own, in a fresh process (a repair cannot be
+    """grader.backends.interpreter.ensure('cpu') on its own, in a fresh process (a repair cannot be
     undone in this one): triton imported first, a kernel calling tl.max still runs."""
     if _has_gpu():
         pytest.skip("the repair is for the CPU interpreter")

@@ -9,27 +9,31 @@ import json
 
 import pytest
 
-from grader import bench, grading, manifest, paths, reference, runner, submission
+from grader.backends import bench
+from grader.base import paths
 from grader.course import regrade
-from grader.judge import profile as pr
-from grader.judge import report
+from grader.execution import runner
+from grader.judge import advice, report
 from grader.judge.verdict import Grade, Verdict
+from grader.lab import manifest, reference, submission
+from grader.pipeline import grading, profiling
 
 EX = manifest.exercise("lab01")
 
 
 def counters(read_x: float) -> dict:
-    shape, dtype = pr.case(EX)
-    read, write = pr.minimum_bytes(EX, shape, dtype)
-    return {"metrics": {pr.READ_BYTES: read_x * read, pr.WRITE_BYTES: write, pr.DRAM_PCT: 90.0,
-                        pr.LD_SECTORS: 4e6, pr.LD_REQUESTS: 1e6, pr.LD_USE_PCT: 100.0,
-                        pr.ST_USE_PCT: 100.0, pr.OCCUPANCY_PCT: 80.0}}
+    shape, dtype = advice.case(EX)
+    read, write = advice.minimum_bytes(EX, shape, dtype)
+    return {"metrics": {advice.READ_BYTES: read_x * read, advice.WRITE_BYTES: write,
+                        advice.DRAM_PCT: 90.0,
+                        advice.LD_SECTORS: 4e6, advice.LD_REQUESTS: 1e6, advice.LD_USE_PCT: 100.0,
+                        advice.ST_USE_PCT: 100.0, advice.OCCUPANCY_PCT: 80.0}}
 
 
 @pytest.fixture
 def canned(monkeypatch, tmp_path):
-    """pr.run answers from `answers` (student / reference) and counts its calls; the reference
-    cache lives in tmp_path."""
+    """profiling.run answers from `answers` (student / reference) and counts its calls; the
+    reference cache lives in tmp_path."""
     calls = []
     answers = {"student": counters(2.0), "reference": counters(1.0)}
 
@@ -37,8 +41,8 @@ def canned(monkeypatch, tmp_path):
         calls.append("reference" if reference else "student")
         return answers[calls[-1]]
 
-    monkeypatch.setattr(pr, "run", run)
-    monkeypatch.setattr(pr, "start", lambda *a, **k: None)
+    monkeypatch.setattr(profiling, "run", run)
+    monkeypatch.setattr(profiling, "start", lambda *a, **k: None)
     monkeypatch.setattr(paths, "CACHE", tmp_path / "cache")
     monkeypatch.setattr(bench, "device_info", lambda: {"gpu": "NVIDIA H200"})
     return calls, answers
@@ -91,8 +95,8 @@ def test_a_wrong_or_cpu_grade_is_never_profiled(canned):
 
 def test_the_reference_is_profiled_once_per_machine(canned):
     calls, _ = canned
-    first = pr.feedback(EX, "triton", {"c": "src"})
-    again = pr.feedback(EX, "triton", {"c": "other"})
+    first = profiling.feedback(EX, "triton", {"c": "src"})
+    again = profiling.feedback(EX, "triton", {"c": "other"})
     assert calls == ["student", "reference", "student"]
     assert first["reference"] == again["reference"]
     cached = list((paths.CACHE / "reference" / "profiles").glob("*.json"))
@@ -106,25 +110,25 @@ def test_a_changed_reference_is_profiled_again(canned, monkeypatch, tmp_path):
     launcher = folder / f"{EX.name}_triton.py"
     launcher.write_text("# one version\n")
     monkeypatch.setattr(reference, "path", lambda ex, impl: launcher)
-    pr.reference_run(EX, "triton")
-    pr.reference_run(EX, "triton")
+    profiling.reference_run(EX, "triton")
+    profiling.reference_run(EX, "triton")
     launcher.write_text("# another version\n")
-    pr.reference_run(EX, "triton")
+    profiling.reference_run(EX, "triton")
     assert calls == ["reference", "reference"]
 
 
 def test_a_reference_without_counters_is_not_kept(canned):
     calls, answers = canned
     answers["reference"] = {"reason": "not profiled: ERR_NVGPUCTRPERM"}
-    pr.reference_run(EX, "cuda")
-    pr.reference_run(EX, "cuda")
+    profiling.reference_run(EX, "cuda")
+    profiling.reference_run(EX, "cuda")
     assert calls == ["reference", "reference"]
 
 
 def test_profile_off_runs_nothing(canned, monkeypatch):
     calls, _ = canned
     monkeypatch.setenv("TCLAB_PROFILE", "0")
-    got = pr.feedback(EX, "triton", {"c": "src"})
+    got = profiling.feedback(EX, "triton", {"c": "src"})
     assert calls == [] and got["advice"] is None and "TCLAB_PROFILE=0" in got["reason"]
 
 
@@ -132,8 +136,8 @@ def test_no_ncu_is_said_in_the_feedback(monkeypatch):
     import shutil
 
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    got = pr.feedback(EX, "cuda", {"c": "src"})
-    assert got["advice"] is None and got["reason"] == pr.SKIPPED_NO_NCU
+    got = profiling.feedback(EX, "cuda", {"c": "src"})
+    assert got["advice"] is None and got["reason"] == advice.SKIPPED_NO_NCU
 
 
 def solution_sources(impl: str) -> dict[str, str]:
@@ -172,7 +176,6 @@ def test_a_profiled_call_that_raises_is_an_error_not_a_crash():
 
 def test_the_notebook_profiles_only_a_saved_notebook(monkeypatch, tmp_path):
     from grader import notebook
-
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     assert "does not know its notebook" in notebook._profile(EX, "triton", print)
     stale = tmp_path / "lab.ipynb"
@@ -194,24 +197,24 @@ def test_ahead_starts_the_reference_only_until_its_profile_is_kept(canned, monke
         def close(self):
             self.closed += 1
 
-    monkeypatch.setattr(pr, "start", lambda ex, reference=False, **k: made.append(Started())
+    monkeypatch.setattr(profiling, "start", lambda ex, reference=False, **k: made.append(Started())
                         or made[-1])
-    first = pr.ahead(EX, "triton")
+    first = profiling.ahead(EX, "triton")
     assert first["student"] is not None and first["reference"] is not None
-    pr.feedback(EX, "triton", {"c": "src"}, started=first)
-    pr.close(first)
+    profiling.feedback(EX, "triton", {"c": "src"}, started=first)
+    profiling.close(first)
     assert len(made) == 2 and all(s.closed for s in made)
-    assert pr.ahead(EX, "triton")["reference"] is None  # kept: profiled once per machine
+    assert profiling.ahead(EX, "triton")["reference"] is None  # kept: profiled once per machine
     monkeypatch.setenv("TCLAB_PROFILE", "0")
-    assert pr.ahead(EX, "triton") == {}
+    assert profiling.ahead(EX, "triton") == {}
 
 
 def test_without_the_reference_the_advice_stands_alone(canned, monkeypatch, tmp_path):
     """A student's machine has no reference/: nothing is started or run for it."""
     calls, _ = canned
     monkeypatch.setattr(reference, "path", lambda ex, impl: tmp_path / "absent" / "x.py")
-    assert pr.ahead(EX, "triton") == {"student": None, "reference": None}
-    got = pr.feedback(EX, "triton", {"c": "src"})
+    assert profiling.ahead(EX, "triton") == {"student": None, "reference": None}
+    got = profiling.feedback(EX, "triton", {"c": "src"})
     assert calls == ["student"] and got["reference"] is None
     assert got["advice"].startswith("read 2.0x the minimum bytes"), got
 
@@ -228,7 +231,7 @@ def test_a_course_profiles_each_reference_once_before_any_submission(canned, mon
     calls, answers = canned
     lab = manifest.get(EX.lab_id)
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
-    pairs = [(ex.key, impl) for ex, impl in pr.unprimed(lab)]
+    pairs = [(ex.key, impl) for ex, impl in profiling.unprimed(lab)]
     assert pairs == [(ex.key, impl) for ex in lab.exercises for impl in ex.impls]
 
     class Progress:
@@ -248,20 +251,20 @@ def test_a_course_profiles_each_reference_once_before_any_submission(canned, mon
     first = Progress()
     autograde.prime_references(lab.id, first)
     assert calls == ["reference"] * len(pairs) and first.advanced == first.total == len(pairs)
-    assert first.said == [] and pr.unprimed(lab) == []
+    assert first.said == [] and profiling.unprimed(lab) == []
     autograde.prime_references(lab.id, Progress())  # kept: nothing to do
     assert len(calls) == len(pairs)
     # The first submission's check then profiles its own call only.
-    assert pr.feedback(EX, "triton", {"c": "src"})["reference"] is not None
+    assert profiling.feedback(EX, "triton", {"c": "src"})["reference"] is not None
     assert calls[len(pairs):] == ["student"]
 
     # Negative controls: no ncu, profiling off: nothing to prime; a failing reference is said.
     monkeypatch.setattr(paths, "CACHE", paths.CACHE.parent / "other-cache")
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    assert pr.unprimed(lab) == []
+    assert profiling.unprimed(lab) == []
     monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setenv("TCLAB_PROFILE", "0")
-    assert pr.unprimed(lab) == []
+    assert profiling.unprimed(lab) == []
     monkeypatch.delenv("TCLAB_PROFILE")
     answers["reference"] = {"reason": "not profiled: ERR_NVGPUCTRPERM"}
     failing = Progress()
@@ -288,14 +291,14 @@ def test_only_the_first_profilers_of_a_session_start_cuda_ahead(canned, monkeypa
         made.append((ex.key, "reference" if reference else impl, cuda_now))
         return Started(cuda_now)
 
-    monkeypatch.setattr(pr, "start", start)
+    monkeypatch.setattr(profiling, "start", start)
     monkeypatch.setattr(bench, "device_info", lambda: {"gpu": "NVIDIA H200", "memory_gib": gib})
-    assert pr.early_cuda() == early
+    assert profiling.early_cuda() == early
     lab = manifest.get("lab03")
     with runner.session():
         for ex in lab.exercises:
             for impl in ex.impls:
-                pr.warm(ex, impl)
+                profiling.warm(ex, impl)
     pairs = sum(len(ex.impls) for ex in lab.exercises)
     assert len(made) == 2 * pairs  # a student's process and a reference's for each
     ahead = [m for m in made if m[2]]
@@ -365,8 +368,8 @@ def test_a_profile_under_way_is_stopped_when_a_later_case_is_wrong(canned, monke
         killed.wait(10)  # as a worker killed mid-call ends
         return {"reason": "the profiled process ended without a report"}
 
-    monkeypatch.setattr(pr, "run", run)
-    monkeypatch.setattr(pr, "ahead", lambda ex, impl: {"student": Proc(), "reference": None})
+    monkeypatch.setattr(profiling, "run", run)
+    monkeypatch.setattr(profiling, "ahead", lambda ex, impl: {"student": Proc(), "reference": None})
 
     def lane(*args, on_first=None, **kw):
         on_first()
@@ -408,15 +411,15 @@ def test_a_profile_process_started_ahead_by_the_task_server_is_used(canned, monk
         def kept(self, kind):
             return []
 
-    monkeypatch.setattr(pr, "start", lambda *a, **k: started.append(k) or "new")
-    monkeypatch.setattr(pr, "_reference_kept", lambda ex, impl: True)
+    monkeypatch.setattr(profiling, "start", lambda *a, **k: started.append(k) or "new")
+    monkeypatch.setattr(profiling, "_reference_kept", lambda ex, impl: True)
     monkeypatch.setattr(runner, "current", lambda: Own({("triton", "profile"): "ahead"}))
-    pr.warm(EX, "triton")
+    profiling.warm(EX, "triton")
     assert kept[("profile", EX.key, "triton")] == {"student": "ahead", "reference": None}
     assert started == []
     monkeypatch.setattr(runner, "current", lambda: Own({}))
-    monkeypatch.setattr(pr, "early_cuda", lambda: 1)
-    pr.warm(EX, "cuda")
+    monkeypatch.setattr(profiling, "early_cuda", lambda: 1)
+    profiling.warm(EX, "cuda")
     assert kept[("profile", EX.key, "cuda")]["student"] == "new" and len(started) == 1
 
 
@@ -437,14 +440,15 @@ def test_one_profiled_call_at_a_time():
 
     first, second = [False], [False]
     a, b = Link(), Link()
-    pr._gated(first)(Message(event="profiling"), None, a)
+    profiling._gated(first)(Message(event="profiling"), None, a)
     assert a.go.is_set() and first[0]
-    waiting = threading.Thread(target=pr._gated(second), args=(Message(event="profiling"), None, b))
+    waiting = threading.Thread(target=profiling._gated(second), args=(Message(event="profiling"),
+                                                                      None, b))
     waiting.start()
     time.sleep(0.3)
     assert not b.go.is_set()  # held by the first
-    pr._gated(first)(Message(event="profiled"), None, a)
+    profiling._gated(first)(Message(event="profiled"), None, a)
     waiting.join(5)
     assert b.go.is_set() and second[0] and not first[0]
-    pr._gated(second)(Message(event="profiled"), None, b)
-    assert not pr.GATE.locked()
+    profiling._gated(second)(Message(event="profiled"), None, b)
+    assert not profiling.GATE.locked()

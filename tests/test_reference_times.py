@@ -8,8 +8,12 @@ import time
 
 import pytest
 
-from grader import bench, grading, manifest, paths, runner
+from grader.backends import bench
+from grader.base import paths
+from grader.execution import runner
 from grader.judge.verdict import Message, Outcome
+from grader.lab import manifest
+from grader.pipeline import grading
 
 EX = manifest.get("lab01").exercise()
 PLAN = {"dtypes": ["float32"], "repeat": 1, "sweep": True}

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from grader import manifest, paths
+from grader.base import paths
+from grader.lab import manifest
 
 FILES = sorted(p for p in paths.REFERENCE.glob("lab*/*.py") if "TUNE = " in p.read_text())
 
@@ -51,10 +52,10 @@ def test_tune_names_constants_and_holds_their_value(path):
 # only.
 REFERENCE_CHECK = r"""
 import sys
-from grader import interpreter
+from grader.backends import interpreter
 lab_id, device = sys.argv[1:]
 interpreter.ensure(device)  # as a worker does
-from grader import check, manifest, reference
+from grader.lab import cases, manifest, reference
 on = "cuda" if device == "gpu" else "cpu"
 wrong, runs = [], 0
 for ex in manifest.get(lab_id).exercises:
@@ -68,13 +69,13 @@ for ex in manifest.get(lab_id).exercises:
         fn = reference.load(ex, impl)
         for dtype in ex.dtypes:
             for index, (suite, shape) in enumerate(shapes):
-                case = check.Case(suite, index, shape, dtype, 11 + index)
-                inputs = check.make_inputs(ex, shape, case.seed, dtype, on)
-                buffers, outs = check.alloc_outputs(ex, shape, dtype, on)
+                case = cases.Case(suite, index, shape, dtype, 11 + index)
+                inputs = cases.make_inputs(ex, shape, case.seed, dtype, on)
+                buffers, outs = cases.alloc_outputs(ex, shape, dtype, on)
                 fn(*inputs.values(), *outs.values(), *ex.param_values(shape).values())
                 runs += 1
-                for name, want in check.oracle(ex, inputs, shape).items():
-                    problem = check.compare(ex, case, name, buffers[name], want, impl)
+                for name, want in cases.oracle(ex, inputs, shape).items():
+                    problem = cases.compare(ex, case, name, buffers[name], want, impl)
                     if problem:  # guards included: a reference must not write past its output
                         wrong.append(f"{impl} reference: {problem}")
 print(f"{runs} runs:", "\n".join(wrong) or "every reference matches the oracle")

@@ -8,7 +8,10 @@ import subprocess
 
 import pytest
 
-from grader import cli, grading, manifest, paths, release
+from grader import cli
+from grader.base import paths
+from grader.lab import manifest, release
+from grader.pipeline import grading
 
 LABS = list(manifest.registry().values())
 # Named by op, not lab id: `pytest -k lab01` is the student's command and selects only

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest, paths, runner, sandbox
+from grader.base import paths
+from grader.execution import runner, sandbox
+from grader.lab import manifest
+from grader.pipeline import grading
 
 LAB = manifest.get("lab01")
 EX = LAB.exercise()
@@ -97,7 +100,7 @@ def grade(sources, device):
 
 @pytest.mark.parametrize("served", [False, True], ids=["spawned", "served"])
 def test_a_sandboxed_submission_finds_nothing(probe, device, served):
-    """Spawned for its check, or forked by a worker server (grader.runner.session)."""
+    """Spawned for its check, or forked by a worker server (grader.execution.runner.session)."""
     if sandbox.available():
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
     with runner.session() if served else contextlib.nullcontext():
@@ -182,7 +185,7 @@ def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypa
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
     import subprocess
 
-    from grader.cuda import compiler
+    from grader.backends.cuda import compiler
 
     monkeypatch.setenv("TCLAB_CACHE", str(tmp_path / "cache"))
     env = runner._child_env(None)  # as a worker's: PATH finds the same compiler inside
@@ -191,7 +194,7 @@ def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypa
     (shared,) = folder.glob("libtclab_rt-*.so")
     assert env[compiler.RUNTIME_DIR_ENV] == str(inside) == str(runner.RUNTIME_MOUNT)
     assert runner._shared_runtime("gpu", {}) == [], "pycuda needs no CPU runtime"
-    probe = ("import os\nfrom grader.cuda import compiler\n"
+    probe = ("import os\nfrom grader.backends.cuda import compiler\n"
              "path = os.environ.get(compiler.RUNTIME_DIR_ENV, '') + "
              f"'/{shared.name}'\n"
              "print(os.path.exists(path))\n"
@@ -213,7 +216,7 @@ def test_a_cpu_worker_loads_the_runtime_built_once_and_cannot_change_it(monkeypa
 def test_the_runtime_is_taken_from_its_folder_only_where_it_is(monkeypatch, tmp_path):
     """TCLAB_RUNTIME_DIR naming a folder with the runtime: no compiler runs. Naming an empty
     one, or none: the runtime is built into the cache, as before."""
-    from grader.cuda import compiler
+    from grader.backends.cuda import compiler
 
     built = []
 

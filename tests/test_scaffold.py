@@ -18,7 +18,8 @@ import jupytext
 import pytest
 from test_corpus import header  # tests/ is on sys.path under pytest
 
-from grader import manifest, paths, release, scaffold
+from grader.base import paths
+from grader.lab import manifest, release, scaffold
 
 LAB_ID = "lab42_twice"
 OP = "twice"
@@ -266,7 +267,8 @@ def test_cli_check_of_the_solutions_passes(scaffolded):
 GRADE_CONTROL = r"""
 import json, sys
 from pathlib import Path
-from grader import grading, manifest
+from grader.pipeline import grading
+from grader.lab import manifest
 path = Path(sys.argv[1]); impl = sys.argv[2]
 (g,) = grading.grade_notebook(manifest.get(path.parent.name), path, "cpu", impls=[impl],
                               perf=False)

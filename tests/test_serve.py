@@ -1,4 +1,4 @@
-"""One worker server per submission (grader.runner.session): the checks it serves decide as
+"""One worker server per submission (execution.runner.session): the checks it serves decide as
 spawned workers do, a run that fails leaves nothing for the next one, and what a student's
 code starts in the background does not outlive its check."""
 
@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import grading, manifest, runner, sandbox
+from grader.execution import runner, sandbox
+from grader.lab import manifest
+from grader.pipeline import grading
 
 LAB = manifest.get("lab01")
 EX = LAB.exercise()
@@ -172,8 +174,7 @@ def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path
         pytest.skip(f"no sandbox on this machine: {sandbox.available()}")
     import psutil
 
-    from grader import paths
-
+    from grader.base import paths
     with runner.session():
         own = runner.current()
         triton, cuda = own.server("cpu", "triton"), own.server("cpu", "cuda")
@@ -207,15 +208,15 @@ def test_each_implementation_and_the_reference_get_servers_of_their_own(tmp_path
 
 
 def test_a_profiled_run_gets_its_implementations_caches_and_the_reference_none(monkeypatch):
-    from grader.judge import profile
+    from grader.pipeline import profiling
 
     asked = []
     monkeypatch.setattr(runner, "start", lambda *a: asked.append(a))
     with runner.session():
         own = runner.current()
-        profile.start(EX, impl="cuda", tool="ncu")
-        profile.start(EX, reference=True, impl="cuda", tool="ncu")
-    profile.start(EX, impl="cuda", tool="ncu")  # outside a session: no submission's caches
+        profiling.start(EX, impl="cuda", tool="ncu")
+        profiling.start(EX, reference=True, impl="cuda", tool="ncu")
+    profiling.start(EX, impl="cuda", tool="ncu")  # outside a session: no submission's caches
     (_, _, _, lab, cache, _), (_, _, _, ref_lab, ref_cache, _), (*_, alone, _) = asked
     assert (lab, cache) == (None, own.cache("cuda"))
     assert (ref_lab, ref_cache) == (LAB.id, None)  # the reference: its own, by runner._mounts
@@ -242,10 +243,10 @@ def test_a_worker_told_to_start_cuda_says_when_and_still_answers_its_request():
 
 
 def test_timed_rounds_wait_for_every_profilers_cuda_start_and_close_the_late():
-    """`profile.quiet`: before timed rounds, every process `warm()` started (the one about
+    """`profiling.quiet`: before timed rounds, every process `warm()` started (the one about
     to be used and those still kept in the session) has started CUDA, or is closed; a
     profile then starts its own process on request."""
-    from grader.judge import profile
+    from grader.pipeline import profiling
 
     class Fake:
         def __init__(self, after):
@@ -264,7 +265,7 @@ def test_timed_rounds_wait_for_every_profilers_cuda_start_and_close_the_late():
                                                              "reference": never})
         ahead = {"student": soon, "reference": None}
         begun = time.monotonic()
-        profile.quiet(ahead, wait=1.5)
+        profiling.quiet(ahead, wait=1.5)
         waited = time.monotonic() - begun
         assert 1.5 <= waited < 3, waited  # until `never` was given up on
         assert ahead == {"student": soon, "reference": None} and not soon.closed
@@ -273,7 +274,7 @@ def test_timed_rounds_wait_for_every_profilers_cuda_start_and_close_the_late():
         assert never.closed and not kept_soon.closed
         # All ready: no wait.
         begun = time.monotonic()
-        profile.quiet({"student": soon})
+        profiling.quiet({"student": soon})
         assert time.monotonic() - begun < 0.1
 
 
@@ -295,7 +296,7 @@ for name in ("is_available", "device_count", "init", "_lazy_init", "is_initializ
              "current_device", "get_device_properties", "get_device_capability"):
     real = getattr(torch.cuda, name)
     setattr(torch.cuda, name, lambda *a, _n=name, _r=real, **k: calls.append(_n) or _r(*a, **k))
-from grader import worker
+from grader.execution import worker
 worker.preimport("gpu")  # a worker server, or a worker started ahead of its request
 from grader.course import task  # a task server's imports, as serve() makes them
 from nbgrader.apps import NbGraderAPI
@@ -319,7 +320,7 @@ def test_a_process_that_fixed_its_device_asks_torch_nothing(monkeypatch):
     import subprocess
     import sys
 
-    code = ("import os, torch; from grader import device as dev; dev.use('gpu');"
+    code = ("import os, torch; from grader.backends import device as dev; dev.use('gpu');"
             "torch.cuda.is_available = lambda: 1 / 0;"
             "print(dev.resolve(), dev.resolve('gpu'), dev.resolve('cpu'));"
             "os.environ['TCLAB_DEVICE'] = 'cpu'; print(dev.resolve())")

@@ -1,5 +1,5 @@
 """A notebook's `bench` on a GPU that other processes compute on says its numbers are
-indicative only (`grader.bench.shared_note`); the decision, from nvidia-smi's list of compute
+indicative only (`backends.bench.shared_note`); the decision, from nvidia-smi's list of compute
 processes, is tested on made-up lists, and where nvidia-smi cannot answer it says nothing."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from grader import bench
+from grader.backends import bench
 
 OURS = "GPU-1a2b3c4d-0000-1111-2222-333344445555"
 TWIN = "GPU-9f9f9f9f-0000-1111-2222-333344445555"  # another GPU of the same machine

@@ -23,8 +23,9 @@ import slurm_cluster  # tests/ is on sys.path under pytest
 from course_cases import students
 from course_cases.course import gradebook_scores, nbgrader, release_path
 
-from grader import cli, manifest
+from grader import cli
 from grader.course import autograde, slurm
+from grader.lab import manifest
 
 TESTS = Path(__file__).resolve().parent
 LAB = students.LAB01

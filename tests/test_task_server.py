@@ -9,8 +9,8 @@ import pytest
 from course_cases import students  # tests/ is on sys.path under pytest
 from course_cases.course import copy_course
 
-from grader import manifest
 from grader.course import autograde
+from grader.lab import manifest
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # test_course's course
 LAB = students.LAB01
@@ -63,7 +63,7 @@ def test_the_next_task_finds_its_worker_servers_started(graded, tmp_path, monkey
 
     def workers():
         return [c for c in psutil.Process(server.proc.pid).children()
-                if "grader.worker" in " ".join(c.cmdline())]
+                if "grader.execution.worker" in " ".join(c.cmdline())]
 
     monkeypatch.setenv("TCLAB_TRACE", "1")
     monkeypatch.setenv("TCLAB_WARM_SERVERS", warm)

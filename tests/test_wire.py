@@ -1,4 +1,4 @@
-"""Tensor frames between the grader and a worker (`grader.wire`): what goes in comes out, and
+"""Tensor frames between the grader and a worker (`grader.base.wire`): what goes in comes out, and
 a worker's forged or torn bytes are a WireError, never an object, a crash or a huge buffer."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import threading
 import pytest
 import torch
 
-from grader import wire
+from grader.base import wire
 
 
 def test_a_frame_round_trips_every_kind_of_value():

@@ -1,4 +1,4 @@
-"""The student's working copy (`python -m grader.workspace`, `make lab`): made from the release,
+"""The student's working copy (`python -m grader.lab.workspace`, `make lab`): made from the release,
 never written over, told of a release that changed; and the student path writes no tracked
 file.
 
@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from course_cases.students import solution  # tests/ is on sys.path under pytest
 
-from grader import manifest, paths, release, workspace
+from grader.base import paths
+from grader.lab import manifest, release, workspace
 
 CHECKOUT = Path(workspace.__file__).resolve().parent.parent
 WORK = "# MY WORK: a kernel I wrote"
@@ -121,7 +122,7 @@ def test_the_student_path_writes_no_tracked_file(tmp_path):
     the clone's `git status` is as clean as after the clone."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(CHECKOUT), str(clone)], check=True)
-    made = _run(clone, "-m", "grader.workspace")
+    made = _run(clone, "-m", "grader.lab.workspace")
     assert made.returncode == 0, made.stderr
     assert made.stdout.startswith("workspace/: made from exercises/"), made.stdout
     lab = manifest.get("lab01")

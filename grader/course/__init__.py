@@ -9,6 +9,6 @@
     cli.py            `tclab course build|leakcheck|autograde`
 """
 
-from grader import startup
+from grader.base import startup
 
-startup.skip_iri_grammar()  # these modules import nbformat: before they do (see grader.startup)
+startup.skip_iri_grammar()  # these modules import nbformat: before they do (see base.startup)

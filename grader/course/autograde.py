@@ -433,16 +433,16 @@ def prime_references(lab_id: str, progress) -> None:
     and lab before the first task, alone on the GPU, instead of inside the first
     submission's checks; a reference that cannot be profiled is said, and grading goes on
     (its checks' advice then stands without it)."""
-    from grader import manifest
-    from grader.judge import profile
+    from grader.lab import manifest
+    from grader.pipeline import profiling
 
-    todo = profile.unprimed(manifest.get(lab_id))
+    todo = profiling.unprimed(manifest.get(lab_id))
     if not todo:
         return
     task = progress.add_task(f"profile {lab_id}'s references (once per machine)",
                              total=len(todo))
     for ex, impl in todo:
-        why = profile.prime(ex, impl)
+        why = profiling.prime(ex, impl)
         if why is not None:
             progress.console.print(f"{ex.key} {impl}: the reference was not profiled: {why}")
         progress.advance(task)

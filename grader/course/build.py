@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from grader import manifest, release
-from grader.manifest import Lab
+from grader.lab import manifest, release
+from grader.lab.manifest import Lab
 
 STATE = ".tclab"  # beside source/, never inside it: nothing here reaches a release
 SECRET_FILE = "secret_seed"

@@ -14,8 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader import device as dev
-from grader import manifest, paths
+from grader.backends import device as dev
+from grader.base import paths
+from grader.lab import manifest
 
 
 def inside_checkout(root: Path) -> Path | None:

@@ -3,7 +3,7 @@
 nbgrader runs the student's cells in a Jupyter kernel of its own, as the instructor, in the
 course directory: a solution cell there could read the gradebook, the secret grading seed,
 the course's source notebooks and every other student's submission. Here the kernel is
-started through `grader.sandbox` like every other process that runs student code: the
+started through `grader.execution.sandbox` like every other process that runs student code: the
 allowlisted file system, no network, its own pid namespace, and as its folder an empty scratch
 directory (not the course directory). It speaks to nbgrader over Unix sockets in that folder
 (ZeroMQ's ipc transport: the sandbox has no network to carry TCP).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-from grader import sandbox
+from grader.execution import sandbox
 
 
 class AsyncSandboxedKernelManager(AsyncKernelManager):

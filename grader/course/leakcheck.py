@@ -23,8 +23,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import manifest, paths, release
+from grader.base import paths
 from grader.course import build
+from grader.lab import manifest, release
 
 MIN_LINE = 16  # shorter lines (`}`, `n = x.numel()`) are boilerplate, not a leak
 PATTERNS = {

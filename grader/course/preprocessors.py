@@ -17,8 +17,8 @@ from nbgrader import utils
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, OverwriteCells
 from traitlets import Unicode, default
 
-from grader import check, release
-from grader import device as dev
+from grader.backends import device as dev
+from grader.lab import cases, release
 
 # Cell metadata a release keeps; anything else (jupytext, editor state) is dropped.
 RELEASE_CELL_METADATA = ("nbgrader", "editable", "deletable", "tags")
@@ -46,7 +46,7 @@ class StripSolutions(NbGraderPreprocessor):
     """ClearSolutions for Python AND the CUDA C inside its strings.
 
     nbgrader's ClearSolutions would write `raise NotImplementedError()` into the C source, which
-    then fails to compile; `grader.release.strip_solutions` writes `// YOUR CODE HERE` there.
+    then fails to compile; `grader.lab.release.strip_solutions` writes `// YOUR CODE HERE` there.
     A marker outside a solution or grade cell is an error, never a silent leak.
     """
 
@@ -156,7 +156,7 @@ class RestoreCells(OverwriteCells):
 def kernel_env() -> dict:
     """The student's kernel: this environment without the grading secret, with the device
     the grader uses (and Triton's interpreter chosen before any kernel is defined, on a CPU)."""
-    env = {k: v for k, v in os.environ.items() if k != check.SECRET_ENV}
+    env = {k: v for k, v in os.environ.items() if k != cases.SECRET_ENV}
     env["TCLAB_DEVICE"] = dev.resolve()  # as the regrade reads it
     if env["TCLAB_DEVICE"] == "cpu":
         env["TRITON_INTERPRET"] = "1"

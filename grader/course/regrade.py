@@ -3,7 +3,7 @@
 nbgrader scores a grade cell by what its execution printed: no error means full points, which
 a notebook can arrange for itself (skip the cell, blank it with an input transformer, patch the
 checker). Here the solution cells are read from the notebook JSON and every registered check
-runs through `grader.grading.grade_impl`, in subprocesses that never share a process with the
+runs through `pipeline.grading.grade_impl`, in subprocesses that never share a process with the
 student's kernel. The outputs written into the grade cells are the verdicts:
 
     test_<impl>  all points (a stdout line) or an error output with the one-line reason
@@ -28,11 +28,13 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Float, Unicode
 
-from grader import check, grading, manifest, runner
-from grader import device as dev
+from grader.backends import device as dev
 from grader.course.preprocessors import RESTORED, WALL, is_test_cell
+from grader.execution import runner
 from grader.judge import perf, report
 from grader.judge.verdict import Grade
+from grader.lab import cases, manifest
+from grader.pipeline import grading
 
 MAX_DETAIL_LINES = 30
 # (lab id, student) -> a Future of `grading.untimed_many()`'s results, started by
@@ -133,11 +135,11 @@ class Regrade(NbGraderPreprocessor):
     ).tag(config=True)
 
     def secret(self) -> str:
-        if os.environ.get(check.SECRET_ENV):
-            return os.environ[check.SECRET_ENV]
+        if os.environ.get(cases.SECRET_ENV):
+            return os.environ[cases.SECRET_ENV]
         if not self.secret_file:
             raise RegradeError("no grading secret: set Regrade.secret_file (tclab course build "
-                               f"does) or {check.SECRET_ENV}")
+                               f"does) or {cases.SECRET_ENV}")
         path = Path(self.secret_file)
         if not path.exists():
             raise RegradeError(f"{path}: the course's grading secret is missing; restore it "
@@ -149,7 +151,7 @@ class Regrade(NbGraderPreprocessor):
         """Every part's grade; `ahead` holds untimed results computed beside the notebook's
         execution (`tclab course autograde`), used where their sources are these."""
         parts = grading.plan(lab, nb, lab.id, device)
-        with check.using_secret(self.secret()), runner.session():  # one worker server
+        with cases.using_secret(self.secret()), runner.session():  # one worker server
             grades = grading.grade_parts(parts, device, timeout=self.timeout or None,
                                          plot_dir=plot_dir, ahead=ahead)
         for grade in grades:

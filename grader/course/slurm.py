@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import device as dev
+from grader.backends import device as dev
 from grader.course import autograde, build
 
 POLL = 3.0  # seconds between two looks at the queue

@@ -30,10 +30,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from grader import check, grading, manifest, runner, submission
-from grader import device as dev
+from grader.backends import device as dev
 from grader.course import autograde as ag
+from grader.execution import runner
 from grader.judge.verdict import Grade
+from grader.lab import cases, manifest, submission
+from grader.pipeline import grading
 
 # The reference's times serve every submission graded on the same GPU within this many
 # seconds (grading.REFERENCE_MAX_AGE_ENV; TCLAB_REFERENCE_MAX_AGE=0 measures it per check).
@@ -100,7 +102,7 @@ def grade(root: Path, lab_id: str, student: str, device: str,
     rg = regrade.Regrade(config=config)
     parts = [p for p in grading.plan(lab, nb, lab.id, device) if not isinstance(p, Grade)]
     wall = {}
-    with check.using_secret(rg.secret()), runner.session(), \
+    with cases.using_secret(rg.secret()), runner.session(), \
             ThreadPoolExecutor(max_workers=1) as early:
         # The untimed checks of the submitted cells, beside nbgrader's execution of the
         # notebook; the regrade uses them where its (sanitized) cells are the same.
@@ -187,7 +189,7 @@ def _warm(request: dict) -> runner.Warm:
     lab grades and, on a GPU, a process for each memcheck run of the lab
     (`grading.memcheck_runs`: 9-11 s of imports each under compute-sanitizer on an H200
     machine, the last of the untimed checks to end when started on request) and for each
-    profile (`profile.warm_runs`). From this
+    profile (`profiling.warm_runs`). From this
     process's main thread, which outlives them (see runner.Session)."""
     # TCLAB_DEVICE is set by the autograde: asking torch would start CUDA in this process.
     device = os.environ.get("TCLAB_DEVICE")
@@ -201,9 +203,9 @@ def _warm(request: dict) -> runner.Warm:
     roles = list(dict.fromkeys(impl for ex in lab.exercises for impl in ex.impls))
     if device != "gpu":
         return runner.prestart(device, roles)
-    from grader.judge import profile
+    from grader.pipeline import profiling
 
-    return runner.prestart(device, roles, grading.memcheck_runs(lab) + profile.warm_runs(lab))
+    return runner.prestart(device, roles, grading.memcheck_runs(lab) + profiling.warm_runs(lab))
 
 
 def _serve_one(request: dict, warm: runner.Warm) -> runner.Warm:

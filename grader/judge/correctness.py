@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 
 import torch
 
-from grader import check
 from grader.judge.verdict import Message, Outcome, Verdict, status_of
-from grader.manifest import Exercise
+from grader.lab import cases
+from grader.lab.manifest import Exercise
 
 
 @dataclass
 class Prepared:
-    case: check.Case
+    case: cases.Case
     inputs: dict[str, torch.Tensor]  # the values, on the host, contiguous
     expected: dict[str, torch.Tensor]  # float64
-    layouts: dict[str, check.Layout] = field(default_factory=dict)  # where not contiguous
+    layouts: dict[str, cases.Layout] = field(default_factory=dict)  # where not contiguous
 
 
 @dataclass
@@ -60,12 +60,12 @@ def prepare(ex: Exercise, suites: list[str], dtype: str,
             secret_: str | None = None) -> list[Prepared]:
     prepared = []
     for suite in suites:
-        for case in check.cases(ex, suite, dtype, secret_):
-            inputs, layouts = check.make_values(ex, case.shape, case.seed, dtype)
-            prepared.append(Prepared(case, inputs, check.oracle(ex, inputs, case.shape),
+        for case in cases.cases(ex, suite, dtype, secret_):
+            inputs, layouts = cases.make_values(ex, case.shape, case.seed, dtype)
+            prepared.append(Prepared(case, inputs, cases.oracle(ex, inputs, case.shape),
                                      layouts))
     # Indices run over all suites: the worker and the parent count cases the same way.
-    return [dataclasses.replace(p, case=check.Case(p.case.suite, i, p.case.shape,
+    return [dataclasses.replace(p, case=cases.Case(p.case.suite, i, p.case.shape,
                                                    p.case.dtype, p.case.seed))
             for i, p in enumerate(prepared)]
 
@@ -120,7 +120,7 @@ def _cuda_schedule(schedule: str):
 
 def _region(ex: Exercise, buf: torch.Tensor, dtype: str) -> torch.Tensor:
     """An output buffer without its guards."""
-    return buf[check.GUARD: buf.numel() - check.GUARD]
+    return buf[cases.GUARD: buf.numel() - cases.GUARD]
 
 
 def _computed_nan(ex: Exercise, buf: torch.Tensor, dtype: str) -> torch.Tensor | None:
@@ -128,20 +128,20 @@ def _computed_nan(ex: Exercise, buf: torch.Tensor, dtype: str) -> torch.Tensor |
     if not buf.is_floating_point():
         return None
     region = _region(ex, buf, dtype).cpu()
-    return torch.isnan(region) & ~check.unwritten(region)
+    return torch.isnan(region) & ~cases.unwritten(region)
 
 
 def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict,
            device: str, schedules=(), index: int | None = None,
            layouts: dict | None = None) -> tuple[Message, Result | None]:
-    """One case: lay the inputs out on the device (`layouts`: check.make_values), hand the
+    """One case: lay the inputs out on the device (`layouts`: cases.make_values), hand the
     launcher guarded outputs through `calls` (the host records, this process replays:
-    `grader.worker.Replayed`), and report what ran. Never raises: an exception becomes an
+    `grader.execution.worker.Replayed`), and report what ran. Never raises: an exception becomes an
     error message (`calls.error`)."""
     tdev = "cuda" if device == "gpu" else "cpu"
-    on_device = {k: check.place(v, (layouts or {}).get(k), tdev) for k, v in inputs.items()}
+    on_device = {k: cases.place(v, (layouts or {}).get(k), tdev) for k, v in inputs.items()}
     params = list(ex.param_values(shape).values())
-    buffers, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
+    buffers, outputs = cases.alloc_outputs(ex, shape, dtype, tdev)
     start = time.perf_counter()
     try:
         run, returned = calls([*on_device.values(), *outputs.values()], params)
@@ -157,7 +157,7 @@ def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict
     if any(m is not None and bool(m.any()) for m in nan.values()):
         # Where the kernel computed NaN: the same stream again on zeroed outputs says whether
         # it added into the NaN the outputs arrive with (the hint's cause) or made the NaN.
-        again, zeroed = check.alloc_outputs(ex, shape, dtype, tdev)
+        again, zeroed = cases.alloc_outputs(ex, shape, dtype, tdev)
         for view in zeroed.values():
             view.zero_()
         try:
@@ -171,7 +171,7 @@ def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict
     # The same stream again with the threads of each block in reverse order at every barrier
     # (CPU backend): a result that depends on thread order is a race.
     for schedule in schedules:
-        again, outputs = check.alloc_outputs(ex, shape, dtype, tdev)
+        again, outputs = cases.alloc_outputs(ex, shape, dtype, tdev)
         try:
             with _cuda_schedule(schedule):
                 calls([*on_device.values(), *outputs.values()], params)
@@ -217,23 +217,23 @@ def judge_case(ex: Exercise, impl: str, p: Prepared, msg: Message,
         problem = (f"{where}: no {kind} kernel was launched: "
                    f"{spec.launcher}() must launch {spec.kernel}, defined in your cells")
     for name, want in p.expected.items():
-        problem = problem or check.compare(ex, case, name, result.outputs[name], want, impl,
+        problem = problem or cases.compare(ex, case, name, result.outputs[name], want, impl,
                                            result.nan_from_fill.get(name))
-    mutated = check.mutated(p.inputs, result.inputs)
+    mutated = cases.mutated(p.inputs, result.inputs)
     problem = problem or mutated
     # A launch that wrote into its inputs handed the rerun other inputs: what the rerun
     # returns then says nothing about thread order.
     for schedule, outputs in result.schedules.items() if not mutated else ():
         if status != "fail":
             break  # a fallback stays a fallback, whatever the thread order does to it
-        other = next(filter(None, (check.compare(ex, case, name, outputs[name], want, impl)
+        other = next(filter(None, (cases.compare(ex, case, name, outputs[name], want, impl)
                                    for name, want in p.expected.items())), None)
         if (problem is None) != (other is None):
-            status, problem = "race", check.race(where, schedule, problem is None)
+            status, problem = "race", cases.race(where, schedule, problem is None)
         elif problem and other and not all(  # wrong both ways, and not the same way
-                check.same_result(ex, case, outputs[name], result.outputs[name])
+                cases.same_result(ex, case, outputs[name], result.outputs[name])
                 for name in p.expected):
-            status, problem = "race", check.race(where, schedule, None)
+            status, problem = "race", cases.race(where, schedule, None)
     if problem and "never written" in problem:
         if msg.c_stub:
             status, problem = "not_implemented", (
@@ -306,9 +306,9 @@ def one_run(per_dtype: list[list[Prepared]]) -> tuple[list[Prepared], list[int]]
     """The cases of every dtype in one run, in order, numbered on across dtypes; and where
     each dtype's cases start (one more entry: the end)."""
     starts = [sum(len(p) for p in per_dtype[:k]) for k in range(len(per_dtype) + 1)]
-    flat = [dataclasses.replace(p, case=check.Case(p.case.suite, starts[k] + p.case.index,
+    flat = [dataclasses.replace(p, case=cases.Case(p.case.suite, starts[k] + p.case.index,
                                                    p.case.shape, p.case.dtype, p.case.seed))
-            for k, cases in enumerate(per_dtype) for p in cases]
+            for k, group in enumerate(per_dtype) for p in group]
     return flat, starts
 
 

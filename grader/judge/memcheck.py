@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from grader.judge.verdict import Outcome, Verdict, skipped, status_of
-from grader.manifest import Exercise
+from grader.lab.manifest import Exercise
 
 SANITIZER = "compute-sanitizer"
 EXIT_CODE = 86  # --error-exitcode: the sanitizer found an error

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 
-from grader import bench, check
+from grader.backends import bench
+from grader.base.trace import trace
 from grader.judge import report
 from grader.judge.verdict import Message, Outcome, Verdict, skipped, status_of
-from grader.manifest import IMPL_WORDS, Exercise
-from grader.trace import trace
+from grader.lab import cases
+from grader.lab.manifest import IMPL_WORDS, Exercise
 
 
 class Refused(Exception):
@@ -25,9 +26,9 @@ class Refused(Exception):
 def measure(ex: Exercise, impl: str, calls, role: str, timer, plan: dict,
             seed_salt: str, send) -> None:
     """`repeat` timed runs of each perf dtype and shape (and the sweep, first perf dtype only)
-    of `calls`: the student's stream replayed (`grader.worker.Replayed`; recorded by the host
+    of `calls`: the student's stream replayed (`execution.worker.Replayed`; recorded by the host
     in the first warm-up round, so no student code runs while anything is timed), or the
-    reference (role "reference", `grader.worker.Direct`), each in a process of its own; one
+    reference (role "reference", `execution.worker.Direct`), each in a process of its own; one
     message per shape. Every timed student call must launch at least one kernel of its kind,
     and its outputs must match torch's on the same inputs: checked in the first warm-up
     round, then in each round with probability `bench.RECHECK_SHARE`, drawn from the OS's
@@ -70,7 +71,7 @@ def measure(ex: Exercise, impl: str, calls, role: str, timer, plan: dict,
                 if role == "reference" or (r > -bench.WARMUP and os.urandom(1)[0] >= share):
                     return
                 atol, rtol = ex.tolerances[dtype]
-                expected = check.oracle(ex, inputs, shape, device="cuda")  # never timed
+                expected = cases.oracle(ex, inputs, shape, device="cuda")  # never timed
                 for name, got in outs["student"].items():
                     if not bool(torch.allclose(got.double(), expected[name],
                                       atol=atol * 10 + 1e-12, rtol=rtol * 10, equal_nan=True)):
@@ -78,7 +79,7 @@ def measure(ex: Exercise, impl: str, calls, role: str, timer, plan: dict,
                                       f"fresh inputs [{ex.describe(shape, dtype)}]")
 
             def seed_of(r, suite=suite, rep=rep, index=index, dtype=dtype):
-                return check.seed_for(f"{ex.key}/{dtype}", f"{suite}{rep}", index, r,
+                return cases.seed_for(f"{ex.key}/{dtype}", f"{suite}{rep}", index, r,
                                       secret_=seed_salt)
 
             times, refused = {}, None

@@ -13,7 +13,7 @@ the same numbers in the same words wherever they look.
 from __future__ import annotations
 
 from grader.judge.verdict import Grade, Verdict
-from grader.manifest import Exercise
+from grader.lab.manifest import Exercise
 
 
 def rate(ex: Exercise, row: dict, roof: float) -> str:
@@ -49,7 +49,7 @@ def profile_note(advice: str) -> str:
 
 
 def advice(verdicts: list[Verdict]) -> str | None:
-    """The profiler's line the perf verdicts carry (`judge.profile.feedback()`'s advice, or
+    """The profiler's line the perf verdicts carry (`pipeline.profiling.feedback()`'s advice, or
     why there is none, under "profile"; the first verdict that has one), or None where none
     was profiled."""
     said = (got.get("advice") or got.get("reason")

@@ -169,7 +169,7 @@ class Grade:
 # --- worker messages ----------------------------------------------------------------------------
 
 # "profiling" / "profiled": a profiled call is about to start (the worker waits for a frame) /
-# has ended (`judge.profile`)
+# has ended (`pipeline.profiling`)
 EVENTS = ("loaded", "case", "perf", "error", "done", "profiling", "profiled")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "vector_add.cu").read_text()
 # Sweep on an H200 at 2^28 fp32 (see docs/perf.md).

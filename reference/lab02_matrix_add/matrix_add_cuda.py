@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "matrix_add.cu").read_text()
 # The float4 kernel's block: THREADS_X float4 columns (a warp reads 512 contiguous bytes) by

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "matrix_copy.cu").read_text()
 THREADS_X = 256  # float4 columns per block: swept on an H200, see docs/perf.md

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "elementwise.cu").read_text()
 # Starting point: lab01's H200 sweep (one float4 per thread, 128 threads: 4388 GB/s, every

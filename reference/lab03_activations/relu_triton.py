@@ -4,6 +4,6 @@ Byte ledger: read x once, write out once: 2 * n * itemsize (lab.toml's `bytes`).
 and its tuning constants are shared by the five ops: elementwise_triton.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 relu_triton = shared(__file__, "elementwise_triton").relu_triton

@@ -4,7 +4,7 @@
 
 import functools
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 geglu_packed_triton = functools.partial(shared(__file__, "packed_triton").gated_packed_triton,
                                        "geglu")

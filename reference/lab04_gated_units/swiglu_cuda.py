@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "gated.cu").read_text()
 VEC = 1  # swept on an H200, see docs/perf.md

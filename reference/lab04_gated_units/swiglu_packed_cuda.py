@@ -4,6 +4,6 @@
 
 import functools
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 swiglu_packed_cuda = functools.partial(shared(__file__, "packed_cuda").gated_packed_cuda, "swiglu")

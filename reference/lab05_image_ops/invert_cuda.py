@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "invert.cu").read_text()
 VEC = 1  # swept on an H200, see docs/perf.md

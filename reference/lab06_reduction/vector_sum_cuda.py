@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "vector_sum.cu").read_text()
 UNROLL = 8  # swept on an H200, see docs/perf.md

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "softmax.cu").read_text()
 _module = SourceModule(SOURCE, no_extern_c=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "layernorm_backward.cu").read_text()
 # Groups of rows: where WAVES is not 0, WAVES times as many as the GPU's SMs hold blocks of the

@@ -5,6 +5,6 @@ Byte ledger: read x once, write out once, read weight and bias once: itemsize * 
 with the other forward exercise: norm_cuda.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 layernorm_cuda = shared(__file__, "norm_cuda").layernorm_cuda

@@ -5,6 +5,6 @@ Byte ledger: read x once, write out once, read weight and bias once: itemsize * 
 with the other forward exercise: norm_triton.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 layernorm_triton = shared(__file__, "norm_triton").layernorm_triton

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "norm.cu").read_text()
 # Threads per block aim at THREADS_TARGET; the chunks per thread (VPT) grow with the row, up

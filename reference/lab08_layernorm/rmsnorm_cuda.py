@@ -5,6 +5,6 @@ Byte ledger: read x once, write out once, read weight once: itemsize * (2 * n_ro
 with the other forward exercise: norm_cuda.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rmsnorm_cuda = shared(__file__, "norm_cuda").rmsnorm_cuda

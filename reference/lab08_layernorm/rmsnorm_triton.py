@@ -5,6 +5,6 @@ Byte ledger: read x once, write out once, read weight once: itemsize * (2 * n_ro
 with the other forward exercise: norm_triton.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rmsnorm_triton = shared(__file__, "norm_triton").rmsnorm_triton

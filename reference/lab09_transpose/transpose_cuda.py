@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "transpose.cu").read_text()
 TILE = 64  # the float4 kernel's tile: swept on an H200, 2026-12-01 (docs/perf.md)

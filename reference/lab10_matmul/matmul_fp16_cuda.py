@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "matmul_fp16.cu").read_text()
 # BM x BN of a block _ its warps, WARPS_M x WARPS_N: swept on an H200 (2026-12-01; docs/perf.md,

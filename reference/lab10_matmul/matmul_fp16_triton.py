@@ -5,7 +5,7 @@ work and byte ledger: matmul_triton.py. Target (lab.toml): 0.9x cuBLAS at 4096^3
 
 import torch
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 BLOCK_SIZE_M = 128  # swept on an H200 (2026-12-01), docs/perf.md
 BLOCK_SIZE_N = 256  # swept on an H200 (2026-12-01), docs/perf.md

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "matmul_fp32.cu").read_text()
 TILE = "128x128x8"  # swept on an H200 (2026-12-01), docs/perf.md

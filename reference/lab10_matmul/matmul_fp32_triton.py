@@ -5,7 +5,7 @@ TF32); the kernel, its work and byte ledger: matmul_triton.py.
 
 import torch
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 BLOCK_SIZE_M = 64  # swept on an H200 (2026-12-01), docs/perf.md
 BLOCK_SIZE_N = 128  # swept on an H200 (2026-12-01), docs/perf.md

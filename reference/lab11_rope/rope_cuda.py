@@ -2,6 +2,6 @@
 The launcher, its tuning and the kernels' byte ledger: rotary_cuda.py and rope.cu.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rope_cuda = shared(__file__, "rotary_cuda").rope_one_cuda

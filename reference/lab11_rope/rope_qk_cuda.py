@@ -3,6 +3,6 @@ from students). The launcher, its tuning and the kernels' byte ledger: rotary_cu
 rope.cu.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rope_qk_cuda = shared(__file__, "rotary_cuda").rope_pair_cuda

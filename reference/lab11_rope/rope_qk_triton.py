@@ -2,6 +2,6 @@
 from students). The kernel, its byte ledger and its tuning: rotary_triton.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rope_qk_triton = shared(__file__, "rotary_triton").rope_pair_triton

@@ -2,6 +2,6 @@
 The kernel, its byte ledger and its tuning: rotary_triton.py.
 """
 
-from grader.reference import shared
+from grader.lab.reference import shared
 
 rope_triton = shared(__file__, "rotary_triton").rope_one_triton

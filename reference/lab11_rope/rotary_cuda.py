@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "rope.cu").read_text()
 THREADS = 128  # threads per block (more where one token needs more): swept on an H200, 2026-12-01

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.cuda import SourceModule
+from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "dequant.cu").read_text()
 BYTES = 4  # swept on an H200, 2026-12-01 (docs/perf.md)

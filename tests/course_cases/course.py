@@ -13,14 +13,15 @@ from pathlib import Path
 import nbformat
 
 from course_cases import students
-from grader import cli, manifest
+from grader import cli
 from grader.course import autograde, build, regrade
+from grader.lab import manifest
 
 LABS = [students.LAB01, students.LAB07]
 SECRET = "test-course-secret-4f1c9a"  # passed in the environment, as an instructor may
 
 
-# `python -m nbgrader`, after grader.course's start-up (grader.startup: 2.5 s less of a 2-core
+# `python -m nbgrader`, after grader.course's start-up (grader.base.startup: 2.5 s less of a 2-core
 # CPU a call, where nbformat's jsonschema would build its RFC 3987 parser).
 NBGRADER = ("import runpy, grader.course; "
             "runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 
-from grader import release, submission
-from grader.manifest import Lab
+from grader.lab import release, submission
+from grader.lab.manifest import Lab
 
 NO_SECRET = "no grading secret in this kernel"
 MARKERS = {release.PY_BEGIN, release.PY_END, release.C_BEGIN, release.C_END}
