@@ -290,7 +290,7 @@ def test_the_tasks_and_plain_nbgrader_give_the_same_verdicts(graded, tmp_path):
     for student in who:
         (saved_dir / f"{student}.json").unlink()  # the tasks' own: compared with themselves
         nbgrader(root, "autograde", students.LAB01, "--student", student, "--force",
-                 env={"TCLAB_DEVICE": "cpu", regrade.check.SECRET_ENV: SECRET})
+                 env={"TCLAB_DEVICE": "cpu", regrade.cases.SECRET_ENV: SECRET})
 
     def verdicts(grades):
         return {(g["exercise"], g["impl"]): [(c["check"], c["dtype"], c["status"], c["reason"])

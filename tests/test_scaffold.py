@@ -23,7 +23,7 @@ from grader.lab import manifest, release, scaffold
 
 LAB_ID = "lab42_twice"
 OP = "twice"
-CHECKOUT = Path(scaffold.__file__).resolve().parent.parent
+CHECKOUT = Path(scaffold.__file__).resolve().parents[2]
 FILES = [f"labs/{LAB_ID}/lab.toml", f"labs/{LAB_ID}/{LAB_ID}.py",
          f"reference/{LAB_ID}/{OP}_triton.py", f"reference/{LAB_ID}/{OP}_cuda.py",
          f"tests/corpus/{LAB_ID}/triton_stub.py",

@@ -22,7 +22,7 @@ from course_cases.students import solution  # tests/ is on sys.path under pytest
 from grader.base import paths
 from grader.lab import manifest, release, workspace
 
-CHECKOUT = Path(workspace.__file__).resolve().parent.parent
+CHECKOUT = Path(workspace.__file__).resolve().parents[2]
 WORK = "# MY WORK: a kernel I wrote"
 LAB01 = "lab01_vector_add/lab01_vector_add.ipynb"
 

@@ -56,12 +56,12 @@ def grade_students(course: Path) -> Path:
         folder = course / "submitted" / name / lab_id
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{lab_id}.ipynb")
-    os.environ[regrade.check.SECRET_ENV] = SECRET  # the instructor's environment
+    os.environ[regrade.cases.SECRET_ENV] = SECRET  # the instructor's environment
     try:
         assert cli.main(["course", "autograde", str(course), "lab01", "--device", "cpu"]) == 0
         nbgrader(course, "autograde", students.LAB07, "--force", env={"TCLAB_DEVICE": "cpu"})
     finally:
-        os.environ.pop(regrade.check.SECRET_ENV, None)
+        os.environ.pop(regrade.cases.SECRET_ENV, None)
     return course
 
 
