@@ -1,34 +1,42 @@
+# ruff: noqa: E501 (a quoted line of its own kernel)
 # impl: cuda
 # perf: yes
 # device: gpu
 # status: fail
 # reason: x the reference
-# (Correct but slow: one element per thread in 64-thread blocks, each staging its inputs in a
-#  __shared__ tile sized for "any block" (2 x 6144 floats, 48 KiB). Shared memory per SM then
-#  holds four such blocks: eight warps of the 64 an SM can run, too few loads in flight to keep
-#  DRAM busy. The profile's low-occupancy control.)
+# (Correct but slow: each 64-thread block stages its inputs in a __shared__ tile sized for
+#  "any block" (2 x 6144 floats, 48 KiB). Shared memory per SM then holds four such blocks:
+#  eight warps of the 64 an SM can run, too few loads in flight to keep DRAM busy. The
+#  profile's low-occupancy control.)
 
 # %% edit vector_add_cu
 # <<<
-# // out = x + y for n elements of type T (float, __half or __nv_bfloat16): the kernels below
-# // call it with their own T.
-# template <class T>
-# ===
-# #define TILE 6144  // "big enough for any block size"
+# #include <cuda_fp16.h>  // __half
+# #include <cuda_bf16.h>  // __nv_bfloat16
 #
-# // out = x + y for n elements of type T (float, __half or __nv_bfloat16): the kernels below
-# // call it with their own T.
-# template <class T>
+# // The arithmetic is done in float whatever the storage type: to_float widens one element,
+# // from_float<T> rounds a float back to T (to nearest even, as torch does).
+# ===
+# #include <cuda_fp16.h>
+# #include <cuda_bf16.h>
+#
 # >>>
 # <<<
-# {
-#     // Thread i adds the elements of 16-byte chunk i: one uint4 load per input instead of 4
+#
+# template <class T> __device__ __forceinline__ T from_float(float v);
 # ~~~
-#     }
-# }
+#                                                  const float *__restrict__ y,
+#                                                  float *__restrict__ out, int n)
 # ===
+# __device__ __forceinline__ void store(float *p, float v) { *p = v; }
+# __device__ __forceinline__ void store(__half *p, float v) { *p = __float2half_rn(v); }
+# __device__ __forceinline__ void store(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
+#
+# #define TILE 6144  // "big enough for any block size"
+#
+# template <class T>
+# __device__ void vector_add(const T *x, const T *y, T *out, int n)
 # {
-#     // One element per thread, staged in a 48 KiB tile of which a 64-thread block uses 512 B.
 #     __shared__ float tile[2][TILE];
 #     const int i = blockIdx.x * blockDim.x + threadIdx.x;
 #     if (i < n) {
@@ -36,17 +44,50 @@
 #         tile[1][threadIdx.x] = to_float(y[i]);
 #     }
 #     __syncthreads();
-#     if (i < n) out[i] = from_float<T>(tile[0][threadIdx.x] + tile[1][threadIdx.x]);
+#     if (i < n) store(&out[i], tile[0][threadIdx.x] + tile[1][threadIdx.x]);
 # }
+#
+# extern "C" __global__ void vector_add_kernel_f32(const float *x, const float *y, float *out, int n)
+# >>>
+# <<<
+#
+# extern "C" __global__ void vector_add_kernel_f16(const __half *__restrict__ x,
+#                                                  const __half *__restrict__ y,
+#                                                  __half *__restrict__ out, int n)
+# ===
+# extern "C" __global__ void vector_add_kernel_f16(const __half *x, const __half *y, __half *out,
+#                                                  int n)
+# >>>
+# <<<
+#
+# extern "C" __global__ void vector_add_kernel_bf16(const __nv_bfloat16 *__restrict__ x,
+#                                                   const __nv_bfloat16 *__restrict__ y,
+#                                                   __nv_bfloat16 *__restrict__ out, int n)
+# ===
+# extern "C" __global__ void vector_add_kernel_bf16(const __nv_bfloat16 *x, const __nv_bfloat16 *y,
+#                                                   __nv_bfloat16 *out, int n)
 # >>>
 
 # %% edit vector_add_cuda
 # <<<
-#     pack = load_bytes // out.element_size()  # elements per thread: 4 floats or 8 16-bit
-#     threads = 256
-#     # One thread per 16-byte chunk, and at least one block for the tail of a tiny vector.
-#     blocks = max(triton.cdiv(n // pack, threads), 1)
+# # Compiled once, when this cell runs: a compile error shows up here, with your line numbers.
+# # no_extern_c=True: the fp16/bf16 headers are C++, so the source cannot sit inside the
+# # extern "C" { } that SourceModule adds by default; each kernel is extern "C" itself.
+# vector_add_module_cu = SourceModule(VECTOR_ADD_CU, no_extern_c=True)
+# # The kernel for each dtype, by the name it has in VECTOR_ADD_CU.
 # ===
-#     threads = 64
-#     blocks = max(triton.cdiv(n, threads), 1)  # one thread per element
+# vector_add_module_cu = SourceModule(VECTOR_ADD_CU, no_extern_c=True)
+# >>>
+# <<<
+# def vector_add_cuda(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> None:
+#     """out = x + y with vector_add_kernels_cu[x.dtype].
+# ~~~
+#         grid=(blocks, 1),
+#     )
+# ===
+# def vector_add_cuda(x, y, out):
+#     n = out.numel()
+#     vector_add_kernels_cu[out.dtype](np.uintp(x.data_ptr()), np.uintp(y.data_ptr()),
+#                                      np.uintp(out.data_ptr()), np.int32(n), block=(64, 1, 1),
+#                                      grid=((n + 63) // 64, 1))
 # >>>

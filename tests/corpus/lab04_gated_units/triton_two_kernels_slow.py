@@ -9,11 +9,12 @@
 
 # %% edit swiglu_triton
 # <<<
-# @triton.jit
 # def swiglu_kernel(
 #     gate_ptr,  # gate: n_elements bfloat16, contiguous
+# ~~~
+#     grid = (triton.cdiv(n, BLOCK_SIZE),)
+#     swiglu_kernel[grid](gate, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)
 # ===
-# @triton.jit
 # def silu_kernel(gate_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 #     offs = tl.program_id(axis=0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
 #     mask = offs < n_elements
@@ -22,23 +23,17 @@
 #
 #
 # @triton.jit
-# def swiglu_kernel(
-#     act_ptr,  # silu(gate), as silu_kernel stored it: n_elements bfloat16
-# >>>
-# <<<
-#     gate = tl.load(gate_ptr + offs, mask=mask).to(tl.float32)
-#     up = tl.load(up_ptr + offs, mask=mask).to(tl.float32)
-#     out = gate * tl.sigmoid(gate) * up  # silu(gate) * up, in float32
-#     tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)  # one rounding
-# ===
+# def swiglu_kernel(act_ptr, up_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+#     offs = tl.program_id(axis=0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+#     mask = offs < n_elements
 #     act = tl.load(act_ptr + offs, mask=mask).to(tl.float32)
 #     up = tl.load(up_ptr + offs, mask=mask).to(tl.float32)
-#     out = act * up  # silu(gate) read back from memory, times up
-#     tl.store(out_ptr + offs, out.to(out_ptr.dtype.element_ty), mask=mask)  # a second rounding
-# >>>
-# <<<
-#     swiglu_kernel[grid](gate, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)
-# ===
-#     silu_kernel[grid](gate, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)  # out = silu(gate)
-#     swiglu_kernel[grid](out, up, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)  # out *= up
+#     tl.store(out_ptr + offs, (act * up).to(out_ptr.dtype.element_ty), mask=mask)
+#
+#
+# def swiglu_triton(gate, up, out):
+#     n = out.numel()
+#     grid = (triton.cdiv(n, 2048),)
+#     silu_kernel[grid](gate, out, n, BLOCK_SIZE=2048, num_warps=8)
+#     swiglu_kernel[grid](out, up, out, n, BLOCK_SIZE=2048, num_warps=8)
 # >>>

@@ -7,25 +7,35 @@
 
 # %% edit invert_cu
 # <<<
-#     // Thread t inverts pixels 4t .. 4t + 3: one uint4 in, one out. As a little-endian word a
-#     // pixel is A B G R from the top byte down: XOR with 0x00FFFFFF flips R, G, B, keeps A.
+# INVERT_CU = r"""
+# // out = rgba with R, G, B inverted (255 - v) and A kept, for n_pixels pixels.
 # ~~~
 #             reinterpret_cast<const unsigned *>(rgba)[tail] ^ FLIP;
 #     }
 # ===
-#     // Correct but slow: one byte per thread. A warp's load moves 32 bytes where a uint4 per
-#     // thread moves 512; too few bytes in flight to keep HBM busy.
-#     const unsigned char *src = reinterpret_cast<const unsigned char *>(rgba);
-#     unsigned char *dst = reinterpret_cast<unsigned char *>(out);
+# # Correct but slow: one byte per thread. A warp's load moves 32 bytes where a uint4 per
+# # thread moves 512; too few bytes in flight to keep HBM busy.
+# INVERT_CU = r"""
+# __global__ void invert_kernel(const unsigned char *rgba, unsigned char *out, int n_bytes)
+# {
 #     int i = blockIdx.x * blockDim.x + threadIdx.x;
-#     if (i < 4 * n_pixels) dst[i] = i % 4 == 3 ? src[i] : 255 - src[i];
+#     if (i < n_bytes) out[i] = i % 4 == 3 ? rgba[i] : 255 - rgba[i];
 # >>>
 
 # %% edit invert_cuda
 # <<<
-#     # One thread per 4 pixels (one uint4), and at least one block for the tail.
-#     blocks = max(triton.cdiv(n // 4, threads), 1)
+# # Compiled once, when this cell runs: a compile error shows up here, with your line numbers.
 # ===
-#     # One thread per byte.
-#     blocks = max(triton.cdiv(4 * n, threads), 1)
+# >>>
+# <<<
+# def invert_cuda(rgba: torch.Tensor, out: torch.Tensor) -> None:
+#     """out = the inverted image of rgba, with invert_kernel_cu.
+# ~~~
+#         grid=(blocks, 1),
+#     )
+# ===
+# def invert_cuda(rgba, out):
+#     n_bytes = out.numel()
+#     invert_kernel_cu(np.uintp(rgba.data_ptr()), np.uintp(out.data_ptr()), np.int32(n_bytes),
+#                      block=(256, 1, 1), grid=((n_bytes + 255) // 256, 1))
 # >>>

@@ -9,14 +9,20 @@
 
 # %% edit vector_sum_triton
 # <<<
-#     BLOCK_SIZE = 4096
-#     max_programs = 1024  # a few per SM: few atomics, every SM busy
-#     grid = (min(triton.cdiv(n, BLOCK_SIZE), max_programs),)
+# def vector_sum_kernel(
+#     x_ptr,  # input, n_elements float32, contiguous
+# ~~~
 #     out.zero_()  # the programs add into out: it arrives full of NaN
 #     vector_sum_kernel[grid](x, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=8)
 # ===
-#     BLOCK_SIZE = 128
-#     grid = (triton.cdiv(n, BLOCK_SIZE),)  # one program per tile: its loop runs once
-#     out.zero_()  # the programs add into out: it arrives full of NaN
-#     vector_sum_kernel[grid](x, out, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=4)
+# def vector_sum_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+#     offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+#     x = tl.load(x_ptr + offs, mask=offs < n_elements, other=0.0)
+#     tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+#
+#
+# def vector_sum_triton(x, out):
+#     n = x.numel()
+#     out.zero_()
+#     vector_sum_kernel[(triton.cdiv(n, 128),)](x, out, n, BLOCK_SIZE=128, num_warps=4)
 # >>>

@@ -10,14 +10,15 @@
 
 # %% edit transpose_cu
 # <<<
-#     // One column of padding: column c of the tile spans all 32 banks instead of one.
-#     __shared__ float tile[TILE][TILE + 1];
+# #define TILE 32       // a block transposes a TILE x TILE tile of x
+# #define BLOCK_ROWS 4  // ... with TILE x BLOCK_ROWS threads: TILE / BLOCK_ROWS elements each
 # ~~~
 #             out[(long long)out_row * n_rows + out_col] = tile[threadIdx.x][threadIdx.y + k];
 #     }
 # ===
-#     // One element per thread, no shared memory: threadIdx.x along a row of x, so a warp
-#     // reads 32 neighbouring floats and writes 32 floats n_rows apart in out.
+# __global__ void transpose_kernel(const float *x, float *out, int n_rows, int n_cols,
+#                                  int stride_xm)
+# {
 #     const long long col = (long long)blockIdx.x * blockDim.x + threadIdx.x;  // along a row
 #     const long long row = (long long)blockIdx.y * blockDim.y + threadIdx.y;
 #     if (row < n_rows && col < n_cols) out[col * n_rows + row] = x[row * stride_xm + col];
@@ -25,9 +26,19 @@
 
 # %% edit transpose_cuda
 # <<<
-#     grid = (triton.cdiv(n_cols, tile), triton.cdiv(n_rows, tile))
-#     assert grid[1] <= 65535, f"{n_rows} rows need {grid[1]} tiles down: gridDim.y <= 65535"
+# # Compiled once, when this cell runs: a compile error shows up here, with your line numbers.
 # ===
-#     grid = (triton.cdiv(n_cols, tile), triton.cdiv(n_rows, block_rows))  # a thread an element
-#     assert grid[1] <= 65535, f"{n_rows} rows need {grid[1]} blocks down: gridDim.y <= 65535"
+# >>>
+# <<<
+# def transpose_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+#     """out = x.T with transpose_kernel_cu, one block of TILE x BLOCK_ROWS threads per tile.
+# ~~~
+#         block=(tile, block_rows, 1),
+#         grid=grid,
+# ===
+# def transpose_cuda(x, out):
+#     n_rows, n_cols = x.shape
+#     transpose_kernel_cu(
+#         np.uintp(x.data_ptr()), np.uintp(out.data_ptr()), np.int32(n_rows), np.int32(n_cols),
+#         np.int32(x.stride(0)), block=(32, 8, 1), grid=((n_cols + 31) // 32, (n_rows + 7) // 8),
 # >>>
