@@ -544,6 +544,39 @@ def test_numpy_arrays_and_in_out_wrappers(backend):
     np.testing.assert_array_equal(out, 3 * x + 1)
 
 
+ALIGNED = r"""
+__global__ void aligned(float *x, float *out, int n, int *flags)
+{
+    int i = threadIdx.x;
+    if (i == 0)
+        flags[0] = ((unsigned long long)x % 256 == 0) + 2 * ((unsigned long long)out % 256 == 0);
+    if (i < n) { out[i] = x[i] + 1.0f; x[i] = -1.0f; }
+}
+"""
+
+
+def misaligned(n: int) -> np.ndarray:
+    """A float32 array of n whose data starts 16 bytes past a 32-byte boundary."""
+    raw = np.zeros(n + 16, dtype=np.float32)
+    k = ((16 - raw.ctypes.data % 32) % 32) // 4
+    return raw[k:k + n]
+
+
+def test_numpy_arrays_reach_a_kernel_as_device_memory_does(backend):
+    """A numpy array, bare or wrapped, reaches the kernel as a copy aligned to 256 bytes (a GPU
+    allocation): bare arrays and InOut come back, Out comes back, In does not."""
+    fn = SourceModule(ALIGNED).get_function("aligned")
+    x, out, flags = misaligned(8), misaligned(8), np.zeros(1, dtype=np.int32)
+    assert x.ctypes.data % 32 == 16  # the control: as given, the array is not aligned
+    x[:] = np.arange(8)
+    fn(gc.In(x), gc.Out(out), np.int32(8), flags, block=(32, 1, 1), grid=(1, 1))
+    assert flags[0] == 3, "an array reached the kernel at its own, unaligned address"
+    np.testing.assert_array_equal(out, np.arange(8) + 1)
+    np.testing.assert_array_equal(x, np.arange(8))  # In: the kernel's writes stay on the device
+    fn(x, out, np.int32(8), gc.InOut(flags), block=(32, 1, 1), grid=(1, 1))
+    np.testing.assert_array_equal(x, -np.ones(8))  # bare: copied back, as pycuda's InOut
+
+
 KERNEL_ERRORS = {
     "device_assert": ("#include <assert.h>\n__global__ void k(int* x) {\n"
                       "    assert(x[threadIdx.x] < 3);\n}\n",

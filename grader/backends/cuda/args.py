@@ -161,6 +161,30 @@ def unwrap(arg):
     return arg.array if isinstance(arg, In) else arg
 
 
+DEVICE_ALIGN = 256  # cudaMalloc's alignment
+
+
+def stage(arg):
+    """(what the kernel gets, the array to copy it back into or None). A numpy array, bare or
+    in In/Out/InOut, reaches a GPU kernel as a copy in device memory (pycuda copies a bare
+    array both ways, In in, Out back): here too it is copied into a buffer aligned as device
+    memory, so an alignment the kernel relies on (a WMMA tile, a 16-byte vector) holds on both
+    backends. Out's copy starts as 0xA5 bytes, as device memory holds what it held."""
+    array = unwrap(arg)
+    if not isinstance(array, np.ndarray) or array.nbytes == 0 or \
+            not (array.flags.c_contiguous or array.flags.f_contiguous):
+        return arg, None
+    raw = np.empty(array.nbytes + DEVICE_ALIGN, dtype=np.uint8)
+    start = -raw.ctypes.data % DEVICE_ALIGN
+    copy = np.ndarray(array.shape, array.dtype, buffer=raw, offset=start, strides=array.strides)
+    if isinstance(arg, Out):
+        raw[start:start + array.nbytes] = 0xA5
+    else:
+        copy[...] = array
+    back = None if isinstance(arg, In) and not isinstance(arg, (Out, InOut)) else array
+    return copy, back
+
+
 def buffer_of(obj) -> Buffer:
     """The allocation behind a numpy array or a torch tensor."""
     if is_tensor(obj):

@@ -176,7 +176,8 @@ class CpuFunction:
         block3 = limits.dims(block, "block", self.label)
         grid3 = limits.dims(grid, "grid", self.label)
         limits.check_launch(self.label, block3, grid3, shared, self.static_shared_bytes)
-        packed = self.pack(arguments)
+        staged = [args_mod.stage(a) for a in arguments]
+        packed = self.pack([copy for copy, _ in staged])
         schedule = resolve_schedule(schedule or self.module.schedule)
         if checked is None:
             checked = self.module.checked
@@ -191,6 +192,9 @@ class CpuFunction:
             desc = self.run([a.payload for a in packed], block3, grid3, shared, schedule)
             self.raise_for(desc, packed)
         elapsed = time.perf_counter() - start
+        for copy, back in staged:
+            if back is not None:
+                back[...] = copy
         return elapsed if time_kernel else None
 
     def run(self, payloads: list[bytes], block, grid, shared: int, schedule: str,
