@@ -32,6 +32,26 @@ def test_release_holds_no_solution_or_hidden_test(lab):
         assert marker not in text, f"{lab.exercise_path.name} leaks {marker!r}"
 
 
+HINT = "<details><summary>Hint"
+
+
+def hints(nb) -> int:
+    """The progressive hints of a notebook: `<details>` blocks in its markdown cells."""
+    return sum(c.source.count(HINT) for c in nb.cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("lab", LABS, ids=IDS)
+def test_every_release_gives_progressive_hints(lab):
+    """A student stuck on a lab opens hints one at a time (at least four a lab; labs 02-12
+    have 6-16), each a `<details>` block that ends before the solution would begin."""
+    import nbformat
+
+    nb = nbformat.read(lab.exercise_path, as_version=4)
+    assert hints(nb) >= 4, f"{lab.id}: {hints(nb)} hints"
+    stripped = nbformat.v4.new_notebook(cells=[c for c in nb.cells if HINT not in c.source])
+    assert hints(stripped) == 0  # the control: a notebook without them counts none
+
+
 @pytest.mark.parametrize("lab", LABS, ids=IDS)
 def test_every_stub_fails_with_one_line(lab, device, shared_servers):
     grades = grading.grade_notebook(lab, lab.exercise_path, device, perf=False)

@@ -51,6 +51,33 @@ LAB = "lab01_vector_add"
 # `.to(out_ptr.dtype.element_ty)` before `tl.store`. On a GPU, adding in float16 would give the
 # same result; the interpreter (used without a GPU) cannot do arithmetic on bfloat16 at all, so
 # widening first is also what makes your kernel testable on a laptop.
+#
+# <details><summary>Hint 1 — which elements a program owns</summary>
+#
+# `tl.program_id(axis=0)` is this program's index in the grid. Its block starts at
+# `pid * BLOCK_SIZE`; `tl.arange(0, BLOCK_SIZE)` added to that start gives the block's
+# `BLOCK_SIZE` offsets at once, one per lane.
+# </details>
+#
+# <details><summary>Hint 2 — the last block</summary>
+#
+# A comparison of the offsets with `n_elements` is a block of booleans. Pass it as `mask=` to
+# both loads and to the store: the lanes past the end then read nothing and write nothing.
+# </details>
+#
+# <details><summary>Hint 3 — pointers and values</summary>
+#
+# `x_ptr + offs` is a block of addresses; `tl.load` of it is a block of values in the tensor's
+# dtype. Widen both with `.to(tl.float32)`, add, and give `tl.store` the sum rounded with
+# `.to(out_ptr.dtype.element_ty)`.
+# </details>
+#
+# <details><summary>Hint 4 — the launcher</summary>
+#
+# The grid is a tuple: one program per block, `triton.cdiv(n, BLOCK_SIZE)` of them. A kernel is
+# launched as `kernel[grid](...)`, with the tensors themselves (Triton passes their addresses),
+# `n`, and the block size as a keyword: `BLOCK_SIZE=1024`.
+# </details>
 
 # %% nbgrader={"grade": false, "grade_id": "vector_add_triton", "locked": false, "schema_version": 3, "solution": true}
 @triton.jit
@@ -119,6 +146,40 @@ def vector_add_triton(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> No
 # on the device), `np.int32(n)` for `int n`. It picks the kernel for `x.dtype` from
 # `vector_add_kernels_cu`. The kernel is compiled by pycuda's `SourceModule` on a GPU and by
 # the lab's CPU backend without one — the same launch call.
+#
+# <details><summary>Hint 1 — one element per thread first</summary>
+#
+# Get the one-element version right before the wide one: thread `i` adds element `i` if
+# `i < n`. It passes every test; only its speed is missing.
+# </details>
+#
+# <details><summary>Hint 2 — chunks of 16 bytes</summary>
+#
+# `constexpr int PACK = sizeof(uint4) / sizeof(T);` is the number of elements in 16 bytes.
+# Thread `i` now owns chunk `i`, elements `i * PACK` to `i * PACK + PACK - 1`; there are
+# `n / PACK` whole chunks, and a thread past the last one loads nothing.
+# </details>
+#
+# <details><summary>Hint 3 — the elements inside a uint4</summary>
+#
+# Load `a` and `b` as `uint4`, and read them as arrays of `T` through pointers to them,
+# `reinterpret_cast<const T *>(&a)`; fill a third `uint4` the same way, element by element, in a
+# loop of `PACK` steps under `#pragma unroll`, and store it once.
+# </details>
+#
+# <details><summary>Hint 4 — the leftover elements</summary>
+#
+# The last `n % PACK` elements belong to no whole chunk. They start at `(n / PACK) * PACK`:
+# thread `i` adds the leftover element at that start plus `i`, if it is below `n`, one element
+# the narrow way.
+# </details>
+#
+# <details><summary>Hint 5 — how many threads</summary>
+#
+# One thread per chunk: `n // pack` chunks (`pack = 16 // out.element_size()`), in blocks of
+# 256 threads, so `triton.cdiv(n // pack, 256)` blocks, and never fewer than one: a vector
+# shorter than a chunk still has its leftover elements.
+# </details>
 
 # %% nbgrader={"grade": false, "grade_id": "vector_add_cu", "locked": false, "schema_version": 3, "solution": true}
 VECTOR_ADD_CU = r"""

@@ -37,6 +37,34 @@ LAB = "lab07_softmax"
 #
 # One program per row. Load the row with a mask and `other=-inf`, subtract its max,
 # exponentiate, divide by the sum, store with the same mask.
+#
+# <details><summary>Hint 1 — where a row starts</summary>
+#
+# Row `tl.program_id(0)` of `x` starts `row * stride_xr` elements after `x_ptr`; of `out`,
+# `row * n_cols` after `out_ptr`. On the largest inputs `row * stride_xr` passes 2^31: widen
+# the row index with `.to(tl.int64)` before multiplying.
+# </details>
+#
+# <details><summary>Hint 2 — the whole row in one block</summary>
+#
+# With `BLOCK_SIZE` the next power of two at or above `n_cols`, `tl.arange(0, BLOCK_SIZE)`
+# covers the row; the lanes past `n_cols` are masked, and `other=-float("inf")` makes them
+# lose the max and add `exp(-inf) = 0` to the sum.
+# </details>
+#
+# <details><summary>Hint 3 — the reductions</summary>
+#
+# `tl.max(x, axis=0)` and `tl.sum(e, axis=0)` reduce a block to one value. Subtract the max
+# from the block, exponentiate it, divide by the sum: three lines, the row never leaves
+# registers.
+# </details>
+#
+# <details><summary>Hint 4 — the launcher</summary>
+#
+# One program per row: the grid is `(n_rows,)`. Pass `x.stride(0)` for the row stride and
+# `BLOCK_SIZE=triton.next_power_of_2(n_cols)`. A 16384-column row in 4 warps is 128 values
+# per thread: give longer rows more warps (`num_warps=`, up to 16).
+# </details>
 
 # %% nbgrader={"grade": false, "grade_id": "softmax_triton", "locked": false, "schema_version": 3, "solution": true}
 @triton.jit
@@ -90,6 +118,42 @@ def softmax_triton(x: torch.Tensor, out: torch.Tensor) -> None:
 # itself, and the answer is the same for the whole block) read and write `float4`s instead,
 # 4 of each, as in lab 01; keep the one-float loop for the other rows. Measured on an H200 at
 # 4096 × 2048, in one run: 0.905× the reference with float loads, 1.006× with `float4`.
+#
+# <details><summary>Hint 1 — a warp's reduction</summary>
+#
+# `__shfl_xor_sync(0xffffffffu, v, offset)` returns `v` of the lane whose number differs from
+# this one's in the bits of `offset`. Combining with offsets 16, 8, 4, 2, 1 leaves every lane
+# of the warp with the warp's max (or sum), in registers, without a barrier.
+# </details>
+#
+# <details><summary>Hint 2 — from warps to the block</summary>
+#
+# Lane 0 of each warp writes its warp's value to `__shared__ float per_warp[32]`; after a
+# `__syncthreads()`, every warp reads `per_warp[lane]` and reduces those values the same way.
+# A lane past the number of warps reads nothing: it starts from `-INFINITY` for a max and `0`
+# for a sum, values that change neither.
+# </details>
+#
+# <details><summary>Hint 3 — a thread's columns</summary>
+#
+# Thread `t` owns columns `t + k * blockDim.x` for `k` below `COLS_PER_THREAD`. Read them into
+# `float v[COLS_PER_THREAD]` in a loop under `#pragma unroll` (so `v` stays in registers), with
+# `-INFINITY` for a column past `n_cols`; the row starts at `x + (size_t)blockIdx.x * stride_xr`.
+# </details>
+#
+# <details><summary>Hint 4 — the three passes over registers</summary>
+#
+# The thread's max of `v`, then `block_reduce(m, true)`; `v[k] = __expf(v[k] - m)` and the
+# thread's sum, then `block_reduce(s, false)`; one division `1.0f / s`, then the stores of
+# `v[k] * inv_s` for the columns below `n_cols`.
+# </details>
+#
+# <details><summary>Hint 5 — how many threads</summary>
+#
+# One block per row: `grid=(n_rows, 1)`. The block needs `cdiv(n_cols, 16)` threads to hold
+# the row 16 columns a thread; round that up to a power of two, and to at least one warp (32),
+# so `block_reduce` sees whole warps.
+# </details>
 
 # %% nbgrader={"grade": false, "grade_id": "softmax_cu", "locked": false, "schema_version": 3, "solution": true}
 SOFTMAX_CU = r"""
