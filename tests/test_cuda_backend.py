@@ -959,6 +959,67 @@ def test_wmma_rule_broken_is_named(cpu, name):
             fn(*args, block=(threads, 1, 1), grid=(1, 1), schedule=schedule)
 
 
+def int8s(*shape, backend: str, seed: int, dtype=torch.int8) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    lo, hi = (-128, 128) if dtype == torch.int8 else (0, 256)
+    return torch.randint(lo, hi, shape, generator=g, dtype=torch.int32).to(dtype).to(dev(backend))
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8])
+def test_wmma_int8_tile_is_exact(backend, dtype):
+    """D = A @ B + C with 8-bit multiplicands and an int accumulator: exact, as on a GPU; a
+    signed and an unsigned A of the same bytes give different products (the type matters)."""
+    a = int8s(16, 16, backend=backend, seed=21, dtype=dtype)
+    b = int8s(16, 16, backend=backend, seed=22, dtype=dtype)
+    c = int8s(16, 16, backend=backend, seed=23).int() * 1000
+    d = torch.full((16, 16), -1, dtype=torch.int32, device=dev(backend))
+    name = "tile_s8" if dtype == torch.int8 else "tile_u8"
+    kernel("wmma_int8", name, backend)(a, b.t().contiguous(), c, d, np.int32(0),
+                                       block=(32, 1, 1), grid=(1, 1))
+    want = a.cpu().long() @ b.cpu().long() + c.cpu().long()
+    assert torch.equal(d.cpu().long(), want)
+    if dtype == torch.uint8:  # the control: the same bytes read as signed give another product
+        signed = a.cpu().view(torch.int8).long() @ b.cpu().view(torch.int8).long()
+        assert not torch.equal(signed + c.cpu().long(), want)
+
+
+def test_wmma_int8_accumulator_wraps_or_saturates(backend):
+    """127 * 127 * 16 added to C = 2^31 - 200000 passes int's range: it wraps modulo 2^32, or
+    with satf stops at INT_MAX."""
+    a = torch.full((16, 16), 127, dtype=torch.int8, device=dev(backend))
+    c = torch.full((16, 16), 2**31 - 200000, dtype=torch.int32, device=dev(backend))
+    total = 127 * 127 * 16 + 2**31 - 200000
+    for satf, want in ((0, total - 2**32), (1, 2**31 - 1)):
+        d = torch.zeros(16, 16, dtype=torch.int32, device=dev(backend))
+        kernel("wmma_int8", "tile_s8", backend)(a, a, c, d, np.int32(satf), block=(32, 1, 1),
+                                                grid=(1, 1))
+        assert (d.cpu() == want).all(), (satf, d.cpu()[0, 0].item(), want)
+
+
+@pytest.mark.parametrize("name,m,n", [("shape_32x8", 32, 8), ("shape_8x32", 8, 32)])
+def test_wmma_int8_other_shapes(backend, name, m, n):
+    a = int8s(m, 16, backend=backend, seed=24)
+    b = int8s(16, n, backend=backend, seed=25)
+    d = torch.full((m, n), -1, dtype=torch.int32, device=dev(backend))
+    kernel("wmma_int8", name, backend)(a, b.t().contiguous(), d, block=(32, 1, 1), grid=(1, 1))
+    assert torch.equal(d.cpu().long(), a.cpu().long() @ b.cpu().long())
+
+
+def test_wmma_int8_fragment_sizes_match_cuda(backend):
+    out = torch.full((7,), -1, dtype=torch.int32, device=dev(backend))
+    kernel("wmma_int8", "sizes", backend)(out, block=(32, 1, 1), grid=(1, 1))
+    assert out.cpu().tolist() == [8, 8, 8, 16, 4, 4, 16]  # num_elements as CUDA declares them
+
+
+def test_wmma_int8_in_a_partial_warp_is_named(cpu):
+    line = marked_line("wmma_int8", "// control: partial_warp")
+    a = torch.zeros(16, 16, dtype=torch.int8)
+    d = torch.zeros(32, dtype=torch.int32)
+    fn = kernel("wmma_int8", "partial_warp", cpu)
+    with pytest.raises(LaunchError, match=rf"load_matrix_sync.*line {line}"):
+        fn(a, d, block=(32, 1, 1), grid=(1, 1))
+
+
 def test_wmma_in_a_block_of_16_threads_is_named(cpu):
     line = marked_line("wmma", "wmma::load_matrix_sync(fa, a, lda);")
     x = torch.zeros(16, 24).half()

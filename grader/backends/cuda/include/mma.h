@@ -5,10 +5,13 @@
 //   fragment<Use, M, N, K, T, Layout> for the shapes 16x16x16, 32x8x16 and 8x32x16:
 //     matrix_a / matrix_b of __half or __nv_bfloat16, Layout row_major or col_major;
 //     accumulator of float or __half (bfloat16 products accumulate in float only);
-//   fill_fragment, load_matrix_sync (an accumulator's takes a layout_t), mma_sync,
-//   store_matrix_sync; num_elements, element_type and the per-lane element array x[].
-// Not here: int8 / 4-bit / 1-bit, tf32 (precision::tf32, 16x16x8) and double (8x8x4)
-// fragments, and mma.sync inline PTX (compiler.py refuses inline PTX with a message).
+//     matrix_a / matrix_b of signed char or unsigned char (8-bit integers, both the same),
+//     with an int accumulator;
+//   fill_fragment, load_matrix_sync (an accumulator's takes a layout_t), mma_sync (satf for
+//   integers: the result clamped to int's range instead of wrapping), store_matrix_sync;
+//   num_elements, element_type and the per-lane element array x[].
+// Not here: 4-bit / 1-bit, tf32 (precision::tf32, 16x16x8) and double (8x8x4) fragments, and
+// mma.sync inline PTX (compiler.py refuses inline PTX with a message).
 //
 // Fragments. Each lane holds num_elements values in x[], as many as CUDA's fragment has, so
 // element-wise code over x[i] (scaling an accumulator, converting float to half) runs as on a
@@ -30,6 +33,7 @@
 // products of each element to the accumulator in float, k = 0 .. K-1 in order, and rounds once
 // to half for a half result. Tensor cores add groups of products together with their own
 // internal rounding, so results agree with a GPU to float (or half) rounding, not bit for bit.
+// Integer fragments are exact, as on a GPU: the sum wraps modulo 2^32 (satf: clamps).
 #pragma once
 #include "tclab_cuda.h"
 #include "tclab/call_site.h"
@@ -112,8 +116,29 @@ template <class T>
 inline const char* type_name() {
     if (std::is_same<T, __half>::value) return "__half";
     if (std::is_same<T, __nv_bfloat16>::value) return "__nv_bfloat16";
+    if (std::is_same<T, signed char>::value) return "signed char";
+    if (std::is_same<T, unsigned char>::value) return "unsigned char";
+    if (std::is_same<T, int>::value) return "int";
     return "float";
 }
+
+// What mma_sync sums in: exact 64-bit integers for integer fragments, float otherwise.
+template <class T>
+struct sum_type {
+    typedef float type;
+};
+template <>
+struct sum_type<signed char> {
+    typedef long long type;
+};
+template <>
+struct sum_type<unsigned char> {
+    typedef long long type;
+};
+template <>
+struct sum_type<int> {
+    typedef long long type;
+};
 
 // One lane's part of a load or a store; the runtime sees the leading tclab_collective.
 struct MemCall {
@@ -130,6 +155,7 @@ struct MmaCall {
     const void* a;
     const void* b;
     const void* c;
+    bool satf;
 };
 
 inline const char* layout_name(int layout) {
@@ -177,10 +203,9 @@ int check_memory_call(tclab_collective* const* lanes, unsigned group, char* msg,
         snprintf(msg, size,
                  "ldm = %u is not a multiple of %u. CUDA requires ldm, the distance in elements "
                  "between consecutive rows (row-major) or columns (column-major) in memory, to "
-                 "be a multiple of 16 bytes: 8 __half or __nv_bfloat16 elements, 4 float ones "
-                 "(anything else is undefined on a GPU); pad a shared-memory tile's rows by a "
-                 "multiple of %u",
-                 ref->ldm, step, step);
+                 "be a multiple of 16 bytes: %u %s elements (anything else is undefined on a "
+                 "GPU); pad a shared-memory tile's rows by a multiple of %u",
+                 ref->ldm, step, step, type_name<T>(), step);
         return TCLAB_ERR_USAGE;
     }
     const unsigned misaligned = static_cast<unsigned>(reinterpret_cast<uintptr_t>(ref->ptr) % 32);
@@ -245,11 +270,11 @@ int run_store(tclab_collective* const* lanes, unsigned group, char* msg, size_t 
     return TCLAB_OK;
 }
 
-// The tile of `Frag` as floats, from the first copy in the lanes' fragments (`member` picks
-// the fragment out of a lane's MmaCall).
-template <class Frag>
+// The tile of `Frag` as S (float, or long long for integers), from the first copy in the
+// lanes' fragments (`member` picks the fragment out of a lane's MmaCall).
+template <class Frag, class S>
 void gather(tclab_collective* const* lanes, unsigned group, const void* MmaCall::*member,
-            float* out) {
+            S* out) {
     typedef info<Frag> I;
     for (int l = 0; l < 32; l++) {
         if (!(group >> l & 1u)) continue;
@@ -257,30 +282,43 @@ void gather(tclab_collective* const* lanes, unsigned group, const void* MmaCall:
             *static_cast<const Frag*>(reinterpret_cast<const MmaCall*>(lanes[l])->*member);
         for (int i = 0; i < I::per_lane; i++) {
             const int e = I::slot(l, i);
-            if (e < I::count) out[e] = static_cast<float>(f.x[i]);
+            if (e < I::count) out[e] = static_cast<S>(f.x[i]);
         }
     }
+}
+
+// An integer sum as the int the tensor cores write: modulo 2^32, or clamped (satf).
+inline int to_result(long long v, bool satf, int*) {
+    if (satf) return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : static_cast<int>(v);
+    return static_cast<int>(static_cast<unsigned>(static_cast<unsigned long long>(v)));
+}
+template <class TD>
+inline TD to_result(float v, bool, TD*) {
+    return TD(v);
 }
 
 template <class FD, class FA, class FB, class FC, int M, int N, int K>
 int run_mma(tclab_collective* const* lanes, unsigned group, char*, size_t) {
     typedef typename info<FD>::element TD;
-    float a[M * K], b[K * N], c[M * N];
+    typedef typename sum_type<TD>::type S;
+    S a[M * K], b[K * N], c[M * N];
     gather<FA>(lanes, group, &MmaCall::a, a);
     gather<FB>(lanes, group, &MmaCall::b, b);
     gather<FC>(lanes, group, &MmaCall::c, c);  // before any d is written: d may be c
     for (int m = 0; m < M; m++) {
         for (int n = 0; n < N; n++) {
-            float acc = c[m * N + n];
+            S acc = c[m * N + n];
             for (int k = 0; k < K; k++) acc += a[m * K + k] * b[k * N + n];  // products exact
             c[m * N + n] = acc;
         }
     }
+    const bool satf = reinterpret_cast<const MmaCall*>(lanes[__builtin_ctz(group)])->satf;
     for (int l = 0; l < 32; l++) {
         if (!(group >> l & 1u)) continue;
         FD& d = *static_cast<FD*>(reinterpret_cast<const MmaCall*>(lanes[l])->d);
         for (int i = 0; i < info<FD>::per_lane; i++)
-            d.x[i] = TD(c[info<FD>::slot(l, i) % info<FD>::count]);
+            d.x[i] = to_result(c[info<FD>::slot(l, i) % info<FD>::count], satf,
+                               static_cast<TD*>(nullptr));
     }
     return TCLAB_OK;
 }
@@ -317,6 +355,15 @@ TCLAB_WMMA_FRAGMENT(accumulator, 32, 8, 16, float, void, 8)
 TCLAB_WMMA_FRAGMENT(accumulator, 32, 8, 16, __half, void, 8)
 TCLAB_WMMA_FRAGMENT(accumulator, 8, 32, 16, float, void, 8)
 TCLAB_WMMA_FRAGMENT(accumulator, 8, 32, 16, __half, void, 8)
+TCLAB_WMMA_MULTIPLICANDS(16, 16, 16, signed char, 8, 8)
+TCLAB_WMMA_MULTIPLICANDS(16, 16, 16, unsigned char, 8, 8)
+TCLAB_WMMA_MULTIPLICANDS(32, 8, 16, signed char, 16, 4)
+TCLAB_WMMA_MULTIPLICANDS(32, 8, 16, unsigned char, 16, 4)
+TCLAB_WMMA_MULTIPLICANDS(8, 32, 16, signed char, 4, 16)
+TCLAB_WMMA_MULTIPLICANDS(8, 32, 16, unsigned char, 4, 16)
+TCLAB_WMMA_FRAGMENT(accumulator, 16, 16, 16, int, void, 8)
+TCLAB_WMMA_FRAGMENT(accumulator, 32, 8, 16, int, void, 8)
+TCLAB_WMMA_FRAGMENT(accumulator, 8, 32, 16, int, void, 8)
 #undef TCLAB_WMMA_MULTIPLICANDS
 #undef TCLAB_WMMA_FRAGMENT
 
@@ -367,20 +414,24 @@ template <int M, int N, int K, class TD, class TA, class LA, class TB, class LB,
 inline void mma_sync(fragment<accumulator, M, N, K, TD>& d,
                      const fragment<matrix_a, M, N, K, TA, LA>& a,
                      const fragment<matrix_b, M, N, K, TB, LB>& b,
-                     const fragment<accumulator, M, N, K, TC>& c,
+                     const fragment<accumulator, M, N, K, TC>& c, bool satf = false,
                      ::tclab::CallSite site = TCLAB_HERE) {
     static_assert(std::is_same<TA, TB>::value,
                   "mma_sync multiplies a matrix_a and a matrix_b of the same element type");
     static_assert(!std::is_same<TA, __nv_bfloat16>::value ||
                       (std::is_same<TC, float>::value && std::is_same<TD, float>::value),
                   "__nv_bfloat16 fragments accumulate in float only (as with nvcc)");
+    constexpr bool integer = std::is_same<TA, signed char>::value ||
+                             std::is_same<TA, unsigned char>::value;
+    static_assert(integer == (std::is_same<TC, int>::value && std::is_same<TD, int>::value),
+                  "8-bit integer fragments accumulate in int, and only they do (as with nvcc)");
     ::tclab::wmma::MmaCall call = {
         {"nvcuda::wmma::mma_sync", site.line,
          &::tclab::wmma::run_mma<fragment<accumulator, M, N, K, TD>,
                                  fragment<matrix_a, M, N, K, TA, LA>,
                                  fragment<matrix_b, M, N, K, TB, LB>,
                                  fragment<accumulator, M, N, K, TC>, M, N, K>},
-        &d, &a, &b, &c};
+        &d, &a, &b, &c, satf};
     ::tclab::wmma::warp_collective(&call.head);
 }
 
