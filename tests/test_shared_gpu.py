@@ -29,13 +29,13 @@ def listing(*rows: tuple[int, str]) -> str:
 ], ids=["alone", "nothing-listed", "two-others", "others-on-a-twin", "host-pid-alone",
         "host-pid-and-one-other"])
 def test_others_on_this_gpu_are_counted(rows, others):
-    assert bench.others_computing(listing(*rows), OURS.removeprefix("GPU-"), me=100) == others
+    assert bench.others_computing(listing(*rows), OURS.removeprefix("GPU-")) == others
 
 
 def test_a_mig_slice_is_not_shared_with_the_gpus_other_slices():
     rows = listing((100, OURS), (200, OURS))
-    assert bench.others_computing(rows, "MIG-5e5e5e5e-0000-1111-2222-333344445555", 100) == 0
-    assert bench.others_computing("[Not Supported], " + OURS + "\n", OURS, 100) == 0
+    assert bench.others_computing(rows, "MIG-5e5e5e5e-0000-1111-2222-333344445555") == 0
+    assert bench.others_computing("[Not Supported], " + OURS + "\n", OURS) == 0
 
 
 def _fake_gpu(monkeypatch, stdout: str = "", returncode: int = 0, raises=None):

@@ -123,23 +123,22 @@ def _bare_uuid(uuid: str) -> str:
     return uuid.strip().lower().removeprefix("gpu-")
 
 
-def others_computing(listing: str, gpu_uuid: str, me: int) -> int:
+def others_computing(listing: str, gpu_uuid: str) -> int:
     """How many other processes compute on this process's GPU, from the lines of
-    `COMPUTE_APPS` (`PID, GPU-UUID`). A MIG slice has a UUID of its own ("MIG-..."), which no
-    line names: its neighbours on the GPU do not share its SMs or its memory. In a container
-    nvidia-smi may list this process under the host's pid: where `me` is not listed, one
-    process on the GPU is taken to be this one."""
+    `COMPUTE_APPS` (`PID, GPU-UUID`): those on its GPU but one, this process. Not by pid: in a
+    container nvidia-smi lists this process under the host's pid. A MIG slice has a UUID of
+    its own ("MIG-..."), which no line names: its neighbours on the GPU do not share its SMs
+    or its memory."""
     ours = _bare_uuid(gpu_uuid)
-    pids = [int(pid) for pid, _, uuid in (line.partition(",") for line in listing.splitlines())
-            if pid.strip().isdigit() and _bare_uuid(uuid) == ours]
-    return max(0, len(pids) - 1)  # this process, listed under `me` or not
+    on_ours = [pid for pid, _, uuid in (line.partition(",") for line in listing.splitlines())
+               if pid.strip().isdigit() and _bare_uuid(uuid) == ours]
+    return max(0, len(on_ours) - 1)
 
 
 def shared_note() -> str:
     """One line where other processes compute on this process's GPU: timings taken beside
     them are indicative only. Empty where none do, or where nvidia-smi cannot tell (absent,
     failing, slower than 5 s)."""
-    import os
     import shutil
     import subprocess
 
@@ -150,7 +149,7 @@ def shared_note() -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     uuid = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "uuid", "")
-    n = others_computing(out.stdout, str(uuid), os.getpid()) if out.returncode == 0 else 0
+    n = others_computing(out.stdout, str(uuid)) if out.returncode == 0 else 0
     if not n:
         return ""
     return (f"note: {n} other process{'es' if n > 1 else ''} compute{'' if n > 1 else 's'} on "
