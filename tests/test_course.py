@@ -22,6 +22,7 @@ from course_cases.course import (
     LABS,
     SECRET,
     assert_snooper_found_nothing,
+    autograded,
     copy_course,
     gradebook_scores,
     nbgrader,
@@ -36,11 +37,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("course")]  # one course
 
 # Test ids name the op, not the lab id: `pytest -k lab01` is the student's command.
 OPS = [lab_id[6:] for lab_id in LABS]
-
-
-def autograded(course: Path, lab_id: str, student: str):
-    return nbformat.read(course / "autograded" / student / lab_id / f"{lab_id}.ipynb",
-                         as_version=4)
 
 
 def test_build_writes_notebooks_config_and_secrets_only(course):

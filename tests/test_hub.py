@@ -34,7 +34,7 @@ import nbformat
 import pytest
 import requests
 from course_cases import students  # tests/ is on sys.path under pytest
-from course_cases.course import NBGRADER
+from course_cases.course import NBGRADER, autograded
 
 from grader.lab import manifest
 
@@ -436,8 +436,7 @@ def test_grading_one_student_cannot_read_another(course):
     """The wrong student's cell opened the good student's submission (in the exchange and
     in the course) and their home copy while nbgrader ran it as the instructor, who can
     read the first two: the sandbox let it read none."""
-    nb = nbformat.read(course["course"] / "autograded" / WRONG / LAB / f"{LAB}.ipynb",
-                       as_version=4)
+    nb = autograded(course["course"], LAB, WRONG)
     text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                      for o in c.outputs)
     peeks = [line for line in text.splitlines() if line.startswith("PEEK-")]

@@ -80,12 +80,17 @@ def copy_course(graded: Path, tmp_path: Path) -> Path:
     return root
 
 
+def autograded(course: Path, lab_id: str, student: str):
+    """The student's notebook as nbgrader autograde left it in the course."""
+    return nbformat.read(course / "autograded" / student / lab_id / f"{lab_id}.ipynb",
+                         as_version=4)
+
+
 def assert_snooper_found_nothing(course: Path, lab_id: str, student: str = "snooper") -> None:
     """The snooper's cells (students.snooper) walked the file system from inside the notebook
     kernel: what they printed, and the feedback page, name no course file and no other
     student's, and the gradebook was not writable to them."""
-    nb = nbformat.read(course / "autograded" / student / lab_id / f"{lab_id}.ipynb",
-                       as_version=4)
+    nb = autograded(course, lab_id, student)
     text = "\n".join(str(o.get("text", "")) for c in nb.cells if c.cell_type == "code"
                      for o in c.outputs)  # what the cells printed, not their source
     assert "SNOOP-DONE" in text, "the snooping cell did not run: the test proves nothing"

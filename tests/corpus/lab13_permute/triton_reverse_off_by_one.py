@@ -1,0 +1,15 @@
+# impl: triton
+# exercise: reverse
+# status: fail
+# reason: elements differ
+# reason: [n=1, float32]
+# (out[i] = x[n - i] instead of x[n - 1 - i]: the mirrored tile starts one element late, so
+# out[0] reads x[n], one past the end (masked off here only below 0), and every element is its
+# neighbour's.)
+
+# %% edit reverse_triton
+# <<<
+#     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+# ===
+#     src = n_elements + 1 - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+# >>>
