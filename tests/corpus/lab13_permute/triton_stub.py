@@ -1,8 +1,8 @@
 # impl: triton
-# exercise: reverse
+# exercise: flip
 # status: not_implemented
-# reason: not implemented: fill in the Triton reverse_kernel
+# reason: not implemented: fill in the Triton flip_kernel
 # (The release's Triton stub, as a student first receives it: the grader must say "not
 # implemented", in one line, not "wrong output" or a traceback.)
 
-# %% released reverse_triton
+# %% released flip_triton

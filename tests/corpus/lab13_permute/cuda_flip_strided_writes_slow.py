@@ -1,5 +1,5 @@
 # impl: cuda
-# exercise: reverse
+# exercise: flip
 # perf: yes
 # device: gpu
 # status: fail
@@ -9,7 +9,7 @@
 # elements RUN apart (256 bytes in float32, 128 in 16-bit): 32 sectors per store where a
 # coalesced store touches 4, and the reads likewise. Each side scalar, too: no 16-byte access.)
 
-# %% edit reverse_cu
+# %% edit flip_cu
 # <<<
 #     constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
 # ~~~
@@ -25,7 +25,7 @@
 #     }
 # >>>
 
-# %% edit reverse_cuda
+# %% edit flip_cuda
 # <<<
 #     blocks = max(triton.cdiv(n // pack, threads), 1)  # at least one block, for the tail
 # ===

@@ -1,5 +1,5 @@
 # impl: triton
-# exercise: reverse
+# exercise: flip
 # status: fail
 # reason: elements differ
 # reason: [n=1, float32]
@@ -7,7 +7,7 @@
 # out[0] reads x[n], one past the end (masked off here only below 0), and every element is its
 # neighbour's.)
 
-# %% edit reverse_triton
+# %% edit flip_triton
 # <<<
 #     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
 # ===

@@ -1,0 +1,664 @@
+# %% [markdown]
+# # Lab 13 — Permutations: reverse and interleave, in Triton and in CUDA C
+#
+# Three ops that compute nothing: each element of the output is an element of the input, moved.
+# On vectors of **float32, float16 or bfloat16**, each written twice:
+#
+# | op | what it does | as torch writes it |
+# |---|---|---|
+# | `flip` (reverse) | `out[i] = x[n - 1 - i]` | `torch.flip(x, [0])` |
+# | `interleave` | `out[2i] = a[i]`, `out[2i + 1] = b[i]` (`out` has `2n` elements) | `torch.stack((a, b), 1).view(-1)` |
+# | `deinterleave` | `a[i] = x[2i]`, `b[i] = x[2i + 1]` (two outputs) | `x.view(-1, 2).t().contiguous()` (rows `a` and `b`) |
+#
+# **What you will learn**
+#
+# 1. **A permutation is a copy**, and a copy is as fast as its memory accesses: both sides
+#    **coalesced** (the threads of a warp touch one contiguous stretch) and **wide** (16 bytes
+#    per thread per load and per store). The obvious kernels keep one side and lose the other.
+# 2. **Reverse by tiles**: a program (or a thread) reads a contiguous tile of `x`, turns it
+#    around in registers, and writes it to the mirrored tile of `out`: both sides run forwards.
+# 3. **The tail at the other end**: when `n` is not a multiple of the tile, reversing moves the
+#    ragged end of `x` to the *start* of `out`, and the two sides of a 16-byte chunk no longer
+#    line up: they are shifted by `n % PACK` elements.
+# 4. **Pairs in registers**: interleaving reads 16 bytes of `a` and 16 of `b` and writes 32
+#    bytes of pairs; deinterleaving the reverse. Nothing is strided in memory: the shuffle
+#    happens between the load and the store.
+# 5. **Values are bits**: a permutation never looks at a value, so in CUDA C one kernel per
+#    *element size* does (a 4-byte word for float32, a 2-byte word for float16 and bfloat16).
+#
+# | idea | Triton | CUDA C |
+# |---|---|---|
+# | turn a tile around | `tl.flip(x, 0)` on a loaded block (its length a power of 2) | a loop over the `PACK` elements of a `uint4`, reading one and writing the other end first |
+# | the mirrored tile | `src = n - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`, masked with `src >= 0` | chunk `i` of `out` comes from the chunks `n / PACK - 1 - i` and `n / PACK - i` of `x` |
+# | pairs | `tl.interleave(a, b)`: `[a0, b0, a1, b1, ...]`; `tl.split(tl.reshape(x, [BLOCK_SIZE, 2]))`: the two columns | an array of `T` over two `uint4`: `pairs[2k] = a[k]`, `pairs[2k + 1] = b[k]` |
+# | the copy's element type | the loaded block keeps its dtype: no `.to(tl.float32)` needed | `unsigned int` for 4-byte elements, `unsigned short` for 2-byte ones |
+# | wide accesses | the compiler vectorises a contiguous, aligned `tl.load` / `tl.store` | you do: `reinterpret_cast<const uint4 *>(x)[i]`, 16-byte aligned, and a scalar tail |
+#
+# **What you write**, per op: the Triton kernel `<op>_kernel` and its launcher `<op>_triton`;
+# in CUDA C (the string `<OP>_CU`) the body of the template `<op><T>`, which the kernels
+# `<op>_kernel_b32` and `<op>_kernel_b16` call, and the launcher `<op>_cuda`. Each launcher
+# receives its outputs already allocated: `flip_triton(x, out)`, `interleave_cuda(a, b,
+# out)`, `deinterleave_triton(x, a, b)`. Inputs and outputs are contiguous and 16-byte aligned.
+#
+# **How you are graded**: exact equality (every element, every dtype) on sizes you do not see:
+# one element, sizes that are not multiples of a block or of a 16-byte chunk, more than 2^16
+# elements; on a GPU, the bandwidth of your kernels against a reference. Without a GPU, Triton
+# runs in its interpreter and CUDA C on the CPU: correctness only.
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# The lab's runtime comes first: without a GPU it switches Triton to its interpreter, which must
+# happen before triton is imported (it also repairs an earlier import, but why rely on that).
+from grader.notebook import SourceModule, bench, check
+
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+LAB = "lab13_permute"
+
+# %% [markdown]
+# ## Coalesced on both sides
+#
+# A warp's 32 threads issue a load together. When their addresses fall in one contiguous
+# stretch, the memory system serves them with a few wide transactions (*coalesced*); when each
+# thread's address is far from its neighbours', every thread costs a transaction of its own, of
+# which it uses a few bytes. A copy has two sides, and a permutation is the copy where the
+# obvious indexing coalesces only one of them:
+#
+# - **reverse**, `out[i] = x[n - 1 - i]` one element per thread: thread `i` reads `x[n - 1 - i]`,
+#   so neighbouring threads read neighbouring elements *downwards*. That still coalesces (the
+#   addresses fill the same lines), but no thread holds 16 contiguous bytes, so nothing can be
+#   loaded wide. The fix: read a tile of `x` *upwards*, as any copy, and turn it around in
+#   registers before writing it where it goes.
+# - **interleave**, one pair per thread: each thread loads 4 bytes of `a` and 4 of `b` (narrow)
+#   and stores 8. The fix: each thread takes 16 bytes of `a` and 16 of `b`, and writes the 32
+#   bytes of pairs they make, in two 16-byte stores.
+#
+# **Triton** sees blocks, not threads: load a contiguous block, rearrange it with the
+# block operations (`tl.flip`, `tl.interleave`, `tl.reshape` and `tl.split`), store a
+# contiguous block. The compiler keeps both sides wide and moves the elements between threads
+# itself.
+#
+# **CUDA C**: thread `i` handles the `i`-th 16-byte chunk, `PACK = sizeof(uint4) / sizeof(T)`
+# elements (4 four-byte or 8 two-byte words): it loads whole `uint4`s through
+# `reinterpret_cast<const uint4 *>(x)`, sees their elements through a `const T *` to the local
+# `uint4`, fills an output `uint4` through a `T *` (a `#pragma unroll` loop of `PACK` steps
+# keeps it in registers), and stores it in one piece. The elements after the last whole chunk
+# go to the first threads of the grid, one each. Since nothing is computed, `T` is an unsigned
+# integer of the element's size: the launcher picks the kernel by `element_size()`.
+
+# %% [markdown]
+# ## 1 — flip: reverse an array
+#
+# `out[i] = x[n - 1 - i]` for `n` elements.
+#
+# Cut `out` into tiles of `BLOCK_SIZE` elements; tile `pid` of `out` (elements
+# `pid * BLOCK_SIZE ... pid * BLOCK_SIZE + BLOCK_SIZE - 1`) is made of the elements
+# `n - (pid + 1) * BLOCK_SIZE ... n - 1 - pid * BLOCK_SIZE` of `x`, in the other order: the
+# **mirrored tile**. Read it forwards, flip it, write it forwards.
+#
+# <details><summary>Hint 1 — where tile pid comes from</summary>
+#
+# Take `n = 10` and `BLOCK_SIZE = 4`. Tile 0 of `out` is `x[9], x[8], x[7], x[6]`: the
+# elements `6 ... 9` of `x`, reversed, and `6 = n - (0 + 1) * 4`. Tile 2 of `out` has only two
+# elements, `x[1], x[0]`; the "mirrored tile" `-2 ... 1` starts before `x`.
+# </details>
+#
+# <details><summary>Hint 2 — Triton: read the mirrored tile forwards</summary>
+#
+# `src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)` are increasing
+# indices into `x`. The only ones to leave out are those below 0 (the last tile): a mask
+# `src >= 0` on the load.
+# </details>
+#
+# <details><summary>Hint 3 — Triton: turn it around</summary>
+#
+# `tl.flip(block, 0)` reverses a block along dimension 0 (its length must be a power of 2, as
+# every `tl.arange`). Element `k` of the flipped block is element `BLOCK_SIZE - 1 - k` of the
+# loaded one, i.e. `x[n - 1 - (pid * BLOCK_SIZE + k)]`: exactly `out[pid * BLOCK_SIZE + k]`.
+# Store it at `pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`, masked with `< n_elements`: the
+# masked-off loads of the last tile land exactly on the masked-off stores. (The load is wide
+# when the mirrored tile starts on a 16-byte boundary, i.e. when `n` is a multiple of 16:
+# Triton compiles a kernel apart for integer arguments divisible by 16, and sees it.)
+# </details>
+#
+# <details><summary>Hint 4 — CUDA: which chunks of x make chunk i of out?</summary>
+#
+# Chunk `i` of `out` (elements `i * PACK ... i * PACK + PACK - 1`) needs
+# `x[n - (i + 1) * PACK ... n - 1 - i * PACK]`. Write `r = n % PACK` and
+# `q = n / PACK - 1 - i`: that range is `q * PACK + r ... q * PACK + r + PACK - 1`, so it starts
+# `r` elements into chunk `q` of `x` and runs `r` elements into chunk `q + 1`. When `r` is 0,
+# chunk `q` alone. `r` is the same for every thread: no thread waits on another's branch.
+# </details>
+#
+# <details><summary>Hint 5 — CUDA: two chunks side by side</summary>
+#
+# Load chunks `q` and `q + 1` into a local `uint4 buf[2]` and look at it through
+# `const T *src = reinterpret_cast<const T *>(buf)`: `2 * PACK` elements in a row. Then
+# `out`'s element `k` of the chunk is `src[r + PACK - 1 - k]`. Fill a `uint4` with those and
+# store it at `reinterpret_cast<uint4 *>(out)[i]`.
+# </details>
+#
+# <details><summary>Hint 6 — CUDA: the two ends</summary>
+#
+# Chunk `q + 1` may be `x`'s last, partial chunk (for `i = 0`, when `r > 0`): a `uint4` load
+# there reads past the end of `x`. Load its `r` elements one by one instead. And `out`'s last
+# `r` elements, after its whole chunks, are `x`'s first `r` reversed: the first `r` threads of
+# the grid do one each, `out[t] = x[n - 1 - t]`, guarded by `t < n`.
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "flip_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def flip_kernel(
+    x_ptr,  # input: float32, float16 or bfloat16
+    out_ptr,  # output, same dtype and length
+    n_elements,  # number of elements
+    BLOCK_SIZE: tl.constexpr,  # elements per program (a power of 2)
+):
+    ### BEGIN SOLUTION
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's tile of out
+    # The mirrored tile of x, read forwards: below 0 only in the last tile.
+    src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + src, mask=src >= 0)
+    # flip(x)[k] = x[n - 1 - (pid * BLOCK_SIZE + k)] = out[offs[k]]; the masked-off loads
+    # (src < 0) are exactly the masked-off stores (offs >= n).
+    tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+    ### END SOLUTION
+
+
+def flip_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    """out = x reversed, one program per BLOCK_SIZE elements; float32, float16 or bfloat16."""
+    ### BEGIN SOLUTION
+    assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
+    assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
+    n = out.numel()
+    BLOCK_SIZE = 1024
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    flip_kernel[grid](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "flip_cu", "locked": false, "schema_version": 3, "solution": true}
+FLIP_CU = r"""
+// out = x reversed, for n elements of T: unsigned int (4-byte elements) or unsigned short
+// (2-byte elements). The kernels below call it with their own T.
+template <class T>
+__device__ __forceinline__ void reverse(const T *__restrict__ x,  // input
+                                        T *__restrict__ out,      // output, same length
+                                        int n)                    // number of elements
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int n_chunks = n / PACK;  // whole chunks of out (and of x)
+    int r = n % PACK;         // the tail's length: how far x's chunks are shifted from out's
+    if (i < n_chunks) {
+        // out's chunk i is x[q * PACK + r ... q * PACK + r + PACK - 1] reversed: the last
+        // PACK - r elements of x's chunk q, then the first r of chunk q + 1.
+        int q = n_chunks - 1 - i;
+        uint4 buf[2];  // x's chunks q and q + 1, side by side
+        buf[0] = reinterpret_cast<const uint4 *>(x)[q];
+        if (r != 0) {
+            if (q + 1 < n_chunks) {
+                buf[1] = reinterpret_cast<const uint4 *>(x)[q + 1];
+            } else {  // x's partial last chunk: a uint4 would read past the end of x
+                T *part = reinterpret_cast<T *>(&buf[1]);
+                for (int k = 0; k < r; ++k) part[k] = x[(q + 1) * PACK + k];
+            }
+        }
+        const T *src = reinterpret_cast<const T *>(buf);
+        uint4 c;
+        T *ys = reinterpret_cast<T *>(&c);
+#pragma unroll
+        for (int k = 0; k < PACK; ++k) ys[k] = src[r + PACK - 1 - k];
+        reinterpret_cast<uint4 *>(out)[i] = c;
+    }
+    int tail = n_chunks * PACK + i;  // out's last r elements are x's first r, reversed
+    if (tail < n) {  // only the first n % PACK threads have one
+        out[tail] = x[n - 1 - tail];
+    }
+    /// END SOLUTION
+}
+
+// One kernel per element size; extern "C" keeps the names unmangled for get_function.
+extern "C" __global__ void flip_kernel_b32(const unsigned int *__restrict__ x,
+                                              unsigned int *__restrict__ out, int n)
+{
+    reverse(x, out, n);
+}
+
+extern "C" __global__ void flip_kernel_b16(const unsigned short *__restrict__ x,
+                                              unsigned short *__restrict__ out, int n)
+{
+    reverse(x, out, n);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "flip_cuda", "locked": false, "schema_version": 3, "solution": true}
+# Compiled once, when this cell runs: a compile error shows up here, with your line numbers.
+# (no_extern_c: the template needs C++ linkage; each kernel is extern "C" itself.)
+flip_module_cu = SourceModule(FLIP_CU, no_extern_c=True)
+flip_kernels_cu = {  # by element size: the kernel never looks at a value
+    4: flip_module_cu.get_function("flip_kernel_b32"),
+    2: flip_module_cu.get_function("flip_kernel_b16"),
+}
+
+
+def flip_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    """out = x reversed with flip_kernels_cu[x.element_size()], one thread per 16-byte chunk.
+
+    Pass the arguments in the kernel's order, as C types: each tensor as np.uintp(t.data_ptr()),
+    n as np.int32(n); then block=(threads, 1, 1) and grid=(blocks, 1).
+    """
+    ### BEGIN SOLUTION
+    assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
+    assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
+    # A uint4 load must start on a 16-byte boundary: fresh torch tensors do, a view may not.
+    assert x.data_ptr() % 16 == 0 and out.data_ptr() % 16 == 0, \
+        "uint4 loads need 16-byte aligned tensors"
+    n = out.numel()
+    pack = 16 // out.element_size()  # elements per thread: 4 or 8
+    threads = 256
+    blocks = max(triton.cdiv(n // pack, threads), 1)  # at least one block, for the tail
+    flip_kernels_cu[out.element_size()](np.uintp(x.data_ptr()), np.uintp(out.data_ptr()),
+                                           np.int32(n), block=(threads, 1, 1), grid=(blocks, 1))
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### Check and time flip
+#
+# Each check runs your launcher in float32, float16 and bfloat16 on a few sizes (1, a multiple
+# of the 16-byte chunk that is not a multiple of a block, a tail of 3 after several blocks) and
+# compares with `torch.flip`, element for element. On a GPU, `bench` times your launcher
+# against torch from L2-resident sizes to 2^28 elements; without one it says "skipped: needs a
+# GPU".
+
+# %% nbgrader={"grade": true, "grade_id": "test_flip_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", flip_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", flip_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_flip_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", flip_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", flip_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flip_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", flip_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", flip_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flip_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", flip_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", flip_cuda, graded=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2 — interleave
+#
+# `out[2i] = a[i]` and `out[2i + 1] = b[i]` for `n` elements each: `out` has `2n` elements,
+# the pairs `(a[i], b[i])` one after the other. One pair per thread would load 4 bytes (or 2)
+# from each input and store 8 (or 4): narrow on both sides. Take a block of each input, and
+# write the block of pairs they make.
+#
+# <details><summary>Hint 1 — what one program writes</summary>
+#
+# A program that reads `a[pid * BLOCK_SIZE ... + BLOCK_SIZE - 1]` and the same elements of `b`
+# writes `out[2 * pid * BLOCK_SIZE ... + 2 * BLOCK_SIZE - 1]`: one contiguous block twice as
+# long. Each side is a plain contiguous access: the mixing happens between load and store.
+# </details>
+#
+# <details><summary>Hint 2 — Triton: the pairs</summary>
+#
+# `tl.interleave(a, b)` of two blocks of `BLOCK_SIZE` is the block `[a0, b0, a1, b1, ...]` of
+# `2 * BLOCK_SIZE` (the same as `tl.reshape(tl.join(a, b), [2 * BLOCK_SIZE])`: `tl.join` makes
+# the `[BLOCK_SIZE, 2]` block of pairs).
+# </details>
+#
+# <details><summary>Hint 3 — Triton: the masks</summary>
+#
+# The loads of `a` and `b` are masked with `offs < n_elements`. The store has offsets
+# `2 * pid * BLOCK_SIZE + tl.arange(0, 2 * BLOCK_SIZE)` and its own mask, `< 2 * n_elements`:
+# the pair of a masked-off element is masked off too.
+# </details>
+#
+# <details><summary>Hint 4 — CUDA: 16 bytes of each, 32 bytes of pairs</summary>
+#
+# Thread `i` loads chunk `i` of `a` and chunk `i` of `b` (`PACK` elements each) and writes the
+# `2 * PACK` elements of `out` from `2 * i * PACK` on: `out`'s chunks `2i` and `2i + 1`. Build
+# them in a local `uint4 o[2]` seen through a `T *`: `ys[2 * k] = as[k]`, `ys[2 * k + 1] =
+# bs[k]`.
+# </details>
+#
+# <details><summary>Hint 5 — CUDA: the tail</summary>
+#
+# The `n % PACK` elements after the last whole chunk: thread `t` (of the first few) takes
+# element `e = (n / PACK) * PACK + t`, if `e < n`, and writes `out[2 * e]` and
+# `out[2 * e + 1]`. The launcher is flip's, with one more input.
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "interleave_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def interleave_kernel(
+    a_ptr,  # first input: float32, float16 or bfloat16
+    b_ptr,  # second input, same dtype and length
+    out_ptr,  # output: 2 * n_elements of the same dtype
+    n_elements,  # elements of a (and of b)
+    BLOCK_SIZE: tl.constexpr,  # elements of a (and of b) per program
+):
+    ### BEGIN SOLUTION
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    pairs = tl.interleave(a, b)  # [a0, b0, a1, b1, ...]: 2 * BLOCK_SIZE elements
+    out_offs = 2 * pid * BLOCK_SIZE + tl.arange(0, 2 * BLOCK_SIZE)
+    tl.store(out_ptr + out_offs, pairs, mask=out_offs < 2 * n_elements)
+    ### END SOLUTION
+
+
+def interleave_triton(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+    """out[2i] = a[i], out[2i + 1] = b[i], one program per BLOCK_SIZE pairs."""
+    ### BEGIN SOLUTION
+    assert a.shape == b.shape, f"shapes differ: {a.shape}, {b.shape}"
+    assert out.numel() == 2 * a.numel(), f"out has {out.numel()} elements, not 2 * {a.numel()}"
+    assert a.dtype == b.dtype == out.dtype, f"dtypes differ: {a.dtype}, {b.dtype}, {out.dtype}"
+    n = a.numel()
+    BLOCK_SIZE = 1024
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    interleave_kernel[grid](a, b, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "interleave_cu", "locked": false, "schema_version": 3, "solution": true}
+INTERLEAVE_CU = r"""
+// out[2i] = a[i], out[2i + 1] = b[i] for n elements of T each (unsigned int or unsigned short).
+template <class T>
+__device__ __forceinline__ void interleave(const T *__restrict__ a,  // first input
+                                           const T *__restrict__ b,  // second input
+                                           T *__restrict__ out,      // output, 2 * n elements
+                                           int n)                    // elements of a (and b)
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int n_chunks = n / PACK;
+    if (i < n_chunks) {  // 16 bytes of a and of b in, 32 bytes of pairs out
+        uint4 va = reinterpret_cast<const uint4 *>(a)[i];
+        uint4 vb = reinterpret_cast<const uint4 *>(b)[i];
+        const T *as = reinterpret_cast<const T *>(&va);
+        const T *bs = reinterpret_cast<const T *>(&vb);
+        uint4 o[2];
+        T *ys = reinterpret_cast<T *>(o);
+#pragma unroll
+        for (int k = 0; k < PACK; ++k) {
+            ys[2 * k] = as[k];
+            ys[2 * k + 1] = bs[k];
+        }
+        reinterpret_cast<uint4 *>(out)[2 * i] = o[0];
+        reinterpret_cast<uint4 *>(out)[2 * i + 1] = o[1];
+    }
+    int tail = n_chunks * PACK + i;
+    if (tail < n) {  // only the first n % PACK threads have a leftover pair
+        out[2 * tail] = a[tail];
+        out[2 * tail + 1] = b[tail];
+    }
+    /// END SOLUTION
+}
+
+extern "C" __global__ void interleave_kernel_b32(const unsigned int *__restrict__ a,
+                                                 const unsigned int *__restrict__ b,
+                                                 unsigned int *__restrict__ out, int n)
+{
+    interleave(a, b, out, n);
+}
+
+extern "C" __global__ void interleave_kernel_b16(const unsigned short *__restrict__ a,
+                                                 const unsigned short *__restrict__ b,
+                                                 unsigned short *__restrict__ out, int n)
+{
+    interleave(a, b, out, n);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "interleave_cuda", "locked": false, "schema_version": 3, "solution": true}
+interleave_module_cu = SourceModule(INTERLEAVE_CU, no_extern_c=True)
+interleave_kernels_cu = {
+    4: interleave_module_cu.get_function("interleave_kernel_b32"),
+    2: interleave_module_cu.get_function("interleave_kernel_b16"),
+}
+
+
+def interleave_cuda(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+    """out[2i] = a[i], out[2i + 1] = b[i] with interleave_kernels_cu[a.element_size()]."""
+    ### BEGIN SOLUTION
+    assert a.shape == b.shape, f"shapes differ: {a.shape}, {b.shape}"
+    assert out.numel() == 2 * a.numel(), f"out has {out.numel()} elements, not 2 * {a.numel()}"
+    assert a.dtype == b.dtype == out.dtype, f"dtypes differ: {a.dtype}, {b.dtype}, {out.dtype}"
+    assert all(t.data_ptr() % 16 == 0 for t in (a, b, out)), \
+        "uint4 loads need 16-byte aligned tensors"
+    n = a.numel()
+    pack = 16 // a.element_size()
+    threads = 256
+    blocks = max(triton.cdiv(n // pack, threads), 1)
+    interleave_kernels_cu[a.element_size()](np.uintp(a.data_ptr()), np.uintp(b.data_ptr()),
+                                            np.uintp(out.data_ptr()), np.int32(n),
+                                            block=(threads, 1, 1), grid=(blocks, 1))
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### Check and time interleave
+
+# %% nbgrader={"grade": true, "grade_id": "test_interleave_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", interleave_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", interleave_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_interleave_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", interleave_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", interleave_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_interleave_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", interleave_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", interleave_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_interleave_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", interleave_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", interleave_cuda, graded=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3 — deinterleave
+#
+# The inverse: `a[i] = x[2i]` and `b[i] = x[2i + 1]`, for `x` of `2n` elements and two outputs
+# of `n`. Reading `x[2i]` and `x[2i + 1]` per thread is narrow again; read a block of pairs and
+# write a block of each output.
+#
+# <details><summary>Hint 1 — what one program reads</summary>
+#
+# The program that writes `a[pid * BLOCK_SIZE ... + BLOCK_SIZE - 1]` (and the same elements of
+# `b`) reads `x[2 * pid * BLOCK_SIZE ... + 2 * BLOCK_SIZE - 1]`: one contiguous block.
+# </details>
+#
+# <details><summary>Hint 2 — Triton: from pairs to columns</summary>
+#
+# `tl.reshape(x, [BLOCK_SIZE, 2])` sees the loaded block as rows of pairs; `tl.split` of a block
+# whose last dimension is 2 returns its two columns: `a, b = tl.split(...)`, each of
+# `BLOCK_SIZE` elements.
+# </details>
+#
+# <details><summary>Hint 3 — Triton: the masks</summary>
+#
+# The load is masked with `< 2 * n_elements`, the two stores with `offs < n_elements` where
+# `offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`.
+# </details>
+#
+# <details><summary>Hint 4 — CUDA: 32 bytes of pairs in, 16 bytes of each out</summary>
+#
+# Thread `i` loads `x`'s chunks `2i` and `2i + 1` (`PACK` pairs) into a local `uint4 v[2]`, and
+# through a `const T *` to it fills one `uint4` for `a` with the even elements and one for `b`
+# with the odd ones, stored at chunk `i` of each. Every 16-byte access starts at a multiple of
+# `PACK` elements: at `x + 1`, the odd elements' "first chunk" is not 16-byte aligned, and a
+# GPU refuses a `uint4` load there (misaligned address).
+# </details>
+#
+# <details><summary>Hint 5 — CUDA: the tail</summary>
+#
+# As in interleave: element `e = (n / PACK) * PACK + t` of each output, for the first threads
+# of the grid, `a[e] = x[2 * e]`, `b[e] = x[2 * e + 1]`, guarded by `e < n`.
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "deinterleave_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def deinterleave_kernel(
+    x_ptr,  # input: 2 * n_elements of float32, float16 or bfloat16
+    a_ptr,  # first output: the even elements of x
+    b_ptr,  # second output: the odd elements of x
+    n_elements,  # elements of a (and of b)
+    BLOCK_SIZE: tl.constexpr,  # elements of a (and of b) per program
+):
+    ### BEGIN SOLUTION
+    pid = tl.program_id(axis=0)
+    x_offs = 2 * pid * BLOCK_SIZE + tl.arange(0, 2 * BLOCK_SIZE)
+    x = tl.load(x_ptr + x_offs, mask=x_offs < 2 * n_elements)
+    a, b = tl.split(tl.reshape(x, [BLOCK_SIZE, 2]))  # the columns of the pairs
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.store(a_ptr + offs, a, mask=mask)
+    tl.store(b_ptr + offs, b, mask=mask)
+    ### END SOLUTION
+
+
+def deinterleave_triton(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> None:
+    """a[i] = x[2i], b[i] = x[2i + 1], one program per BLOCK_SIZE pairs."""
+    ### BEGIN SOLUTION
+    assert a.shape == b.shape, f"shapes differ: {a.shape}, {b.shape}"
+    assert x.numel() == 2 * a.numel(), f"x has {x.numel()} elements, not 2 * {a.numel()}"
+    assert x.dtype == a.dtype == b.dtype, f"dtypes differ: {x.dtype}, {a.dtype}, {b.dtype}"
+    n = a.numel()
+    BLOCK_SIZE = 1024
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    deinterleave_kernel[grid](x, a, b, n, BLOCK_SIZE=BLOCK_SIZE)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "deinterleave_cu", "locked": false, "schema_version": 3, "solution": true}
+DEINTERLEAVE_CU = r"""
+// a[i] = x[2i], b[i] = x[2i + 1] for n elements of T each (unsigned int or unsigned short).
+template <class T>
+__device__ __forceinline__ void deinterleave(const T *__restrict__ x,  // input, 2 * n elements
+                                             T *__restrict__ a,        // even elements of x
+                                             T *__restrict__ b,        // odd elements of x
+                                             int n)                    // elements of a (and b)
+{
+    /// BEGIN SOLUTION
+    constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int n_chunks = n / PACK;
+    if (i < n_chunks) {  // 32 bytes of pairs in, 16 bytes of a and of b out
+        uint4 v[2];
+        v[0] = reinterpret_cast<const uint4 *>(x)[2 * i];
+        v[1] = reinterpret_cast<const uint4 *>(x)[2 * i + 1];
+        const T *xs = reinterpret_cast<const T *>(v);
+        uint4 va, vb;
+        T *as = reinterpret_cast<T *>(&va);
+        T *bs = reinterpret_cast<T *>(&vb);
+#pragma unroll
+        for (int k = 0; k < PACK; ++k) {
+            as[k] = xs[2 * k];
+            bs[k] = xs[2 * k + 1];
+        }
+        reinterpret_cast<uint4 *>(a)[i] = va;
+        reinterpret_cast<uint4 *>(b)[i] = vb;
+    }
+    int tail = n_chunks * PACK + i;
+    if (tail < n) {  // only the first n % PACK threads have a leftover pair
+        a[tail] = x[2 * tail];
+        b[tail] = x[2 * tail + 1];
+    }
+    /// END SOLUTION
+}
+
+extern "C" __global__ void deinterleave_kernel_b32(const unsigned int *__restrict__ x,
+                                                   unsigned int *__restrict__ a,
+                                                   unsigned int *__restrict__ b, int n)
+{
+    deinterleave(x, a, b, n);
+}
+
+extern "C" __global__ void deinterleave_kernel_b16(const unsigned short *__restrict__ x,
+                                                   unsigned short *__restrict__ a,
+                                                   unsigned short *__restrict__ b, int n)
+{
+    deinterleave(x, a, b, n);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "deinterleave_cuda", "locked": false, "schema_version": 3, "solution": true}
+deinterleave_module_cu = SourceModule(DEINTERLEAVE_CU, no_extern_c=True)
+deinterleave_kernels_cu = {
+    4: deinterleave_module_cu.get_function("deinterleave_kernel_b32"),
+    2: deinterleave_module_cu.get_function("deinterleave_kernel_b16"),
+}
+
+
+def deinterleave_cuda(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> None:
+    """a[i] = x[2i], b[i] = x[2i + 1] with deinterleave_kernels_cu[x.element_size()]."""
+    ### BEGIN SOLUTION
+    assert a.shape == b.shape, f"shapes differ: {a.shape}, {b.shape}"
+    assert x.numel() == 2 * a.numel(), f"x has {x.numel()} elements, not 2 * {a.numel()}"
+    assert x.dtype == a.dtype == b.dtype, f"dtypes differ: {x.dtype}, {a.dtype}, {b.dtype}"
+    assert all(t.data_ptr() % 16 == 0 for t in (x, a, b)), \
+        "uint4 loads need 16-byte aligned tensors"
+    n = a.numel()
+    pack = 16 // x.element_size()
+    threads = 256
+    blocks = max(triton.cdiv(n // pack, threads), 1)
+    deinterleave_kernels_cu[x.element_size()](np.uintp(x.data_ptr()), np.uintp(a.data_ptr()),
+                                              np.uintp(b.data_ptr()), np.int32(n),
+                                              block=(threads, 1, 1), grid=(blocks, 1))
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### Check and time deinterleave
+
+# %% nbgrader={"grade": true, "grade_id": "test_deinterleave_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", deinterleave_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", deinterleave_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_deinterleave_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", deinterleave_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", deinterleave_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_deinterleave_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", deinterleave_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", deinterleave_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_deinterleave_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", deinterleave_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", deinterleave_cuda, graded=True)
+### END HIDDEN TESTS

@@ -1,0 +1,77 @@
+"""Reference Triton kernels of lab13's three permutations: the perf bar (hidden from students).
+
+Each program reads contiguous blocks and writes contiguous blocks; the permutation happens in
+between, with Triton's block operations (tl.flip, tl.interleave, tl.reshape + tl.split), so
+both sides stay wide. `flip_triton.py`, `interleave_triton.py` and `deinterleave_triton.py`
+each export one launcher from here.
+
+Byte ledgers (lab.toml's bytes): reverse 2 * n * itemsize; interleave and deinterleave
+4 * n * itemsize (2n elements read, 2n written).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+# NOT YET TUNED ON A GPU: a program is NUM_WARPS x 32 threads, each moving BYTES_PER_THREAD of
+# the narrower side (BLOCK_SIZE = threads x BYTES_PER_THREAD / itemsize elements, a power of
+# 2 for tl.flip). lab03's H200 sweep as the starting point; benchmarks/tune_references.py is to
+# sweep these against lab.toml's target (90% of the copy roof).
+NUM_WARPS = 4  # not yet swept
+BYTES_PER_THREAD = 16  # not yet swept
+TUNE = {"NUM_WARPS": (4, 8, 16), "BYTES_PER_THREAD": (16, 32, 64)}
+
+
+@triton.jit
+def flip_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0).to(tl.int64)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # the mirrored tile
+    x = tl.load(x_ptr + src, mask=src >= 0)
+    tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+
+
+@triton.jit
+def interleave_kernel(a_ptr, b_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0).to(tl.int64)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    pairs = tl.interleave(tl.load(a_ptr + offs, mask=mask), tl.load(b_ptr + offs, mask=mask))
+    out_offs = 2 * pid * BLOCK_SIZE + tl.arange(0, 2 * BLOCK_SIZE)
+    tl.store(out_ptr + out_offs, pairs, mask=out_offs < 2 * n_elements)
+
+
+@triton.jit
+def deinterleave_kernel(x_ptr, a_ptr, b_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0).to(tl.int64)
+    x_offs = 2 * pid * BLOCK_SIZE + tl.arange(0, 2 * BLOCK_SIZE)
+    x = tl.load(x_ptr + x_offs, mask=x_offs < 2 * n_elements)
+    a, b = tl.split(tl.reshape(x, [BLOCK_SIZE, 2]))
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.store(a_ptr + offs, a, mask=mask)
+    tl.store(b_ptr + offs, b, mask=mask)
+
+
+def _block(itemsize: int) -> int:
+    return NUM_WARPS * 32 * BYTES_PER_THREAD // itemsize  # read per call: the tuner sets them
+
+
+def flip_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    assert x.shape == out.shape and x.dtype == out.dtype
+    n, block = out.numel(), _block(out.element_size())
+    flip_kernel[(triton.cdiv(n, block),)](x, out, n, BLOCK_SIZE=block, num_warps=NUM_WARPS)
+
+
+def interleave_triton(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:
+    assert a.dtype == b.dtype == out.dtype and out.numel() == 2 * a.numel() == 2 * b.numel()
+    n, block = a.numel(), _block(a.element_size())
+    interleave_kernel[(triton.cdiv(n, block),)](a, b, out, n, BLOCK_SIZE=block,
+                                                num_warps=NUM_WARPS)
+
+
+def deinterleave_triton(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> None:
+    assert x.dtype == a.dtype == b.dtype and x.numel() == 2 * a.numel() == 2 * b.numel()
+    n, block = a.numel(), _block(a.element_size())
+    deinterleave_kernel[(triton.cdiv(n, block),)](x, a, b, n, BLOCK_SIZE=block,
+                                                  num_warps=NUM_WARPS)
