@@ -577,6 +577,28 @@ def test_numpy_arrays_reach_a_kernel_as_device_memory_does(backend):
     np.testing.assert_array_equal(x, -np.ones(8))  # bare: copied back, as pycuda's InOut
 
 
+VECTOR_LOAD = r"""
+__global__ void vector_copy(const float *x, float *out, int offset)
+{
+    // 16 bytes a thread, from x + offset: a multiple of 4 floats keeps the uint4 aligned.
+    reinterpret_cast<uint4 *>(out)[threadIdx.x] =
+        reinterpret_cast<const uint4 *>(x + offset)[threadIdx.x];
+}
+"""
+
+
+def test_a_misaligned_vector_load_is_named_as_on_a_gpu(cpu):
+    """A uint4 read 4 bytes past a 16-byte boundary: a GPU stops with "misaligned address";
+    so does the CPU backend, naming the thread (not an illegal access at address 0)."""
+    fn = SourceModule(VECTOR_LOAD).get_function("vector_copy")
+    x, out = torch.arange(256, dtype=torch.float32), torch.zeros(128)
+    fn(x, out, np.int32(4), block=(32, 1, 1), grid=(1, 1))  # the control: aligned, it runs
+    assert torch.equal(out, x[4:132])
+    with pytest.raises(LaunchError, match=r"misaligned address in kernel vector_copy, by block "
+                                          r"\(0, 0, 0\), thread .*uint4, float4"):
+        fn(x, out, np.int32(1), block=(32, 1, 1), grid=(1, 1))
+
+
 KERNEL_ERRORS = {
     "device_assert": ("#include <assert.h>\n__global__ void k(int* x) {\n"
                       "    assert(x[threadIdx.x] < 3);\n}\n",
@@ -637,7 +659,7 @@ def test_illegal_address_without_checked_mode_names_the_kernel(cpu):
     fn = kernel("saxpy_float4", "saxpy_float4", cpu)
     x = torch.zeros(8)
     with pytest.raises(LaunchError, match=r"illegal memory access .* in kernel saxpy_float4"):
-        fn(x, x, np.uintp(8), np.float32(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
+        fn(x, x, np.uintp(16), np.float32(1), np.int32(8), block=(32, 1, 1), grid=(1, 1))
 
 
 def test_cached_module_loads_fast_and_has_its_own_globals(cpu):

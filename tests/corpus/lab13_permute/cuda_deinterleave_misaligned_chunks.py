@@ -1,7 +1,7 @@
 # impl: cuda
 # exercise: deinterleave
 # status: exception
-# reason: illegal memory access
+# reason: misaligned address
 # reason: deinterleave_kernel_b32
 # reason: [two_n=2000, n=1000, float32]
 # reason-gpu: misaligned address
@@ -9,9 +9,8 @@
 # reinterpret_cast<const uint4 *>(x + 1): 16-byte loads from an odd element offset, which is
 # not 16-byte aligned. On a GPU a misaligned uint4 load faults ("misaligned address"). On the
 # CPU backend the compiler copies a uint4 with aligned SSE moves, and the misaligned one
-# faults too: the backend reports the fault as an illegal memory access (read at address 0x0,
-# the address a general-protection fault reports). n = 1 has no whole chunk: the first case
-# that loads one faults. The last chunk would also read one element past the end of x.)
+# faults too, named the same way. n = 1 has no whole chunk: the first case that loads one
+# faults. The last chunk would also read one element past the end of x.)
 
 # %% edit deinterleave_cu
 # <<<

@@ -7,6 +7,8 @@
 #include "vector_types.h"
 
 #define TCLAB_ABI_VERSION 4
+// fault_write's value for a fault that is no page fault: a misaligned vector access.
+#define TCLAB_FAULT_MISALIGNED 2
 
 // Each CUDA thread runs on a fiber whose stack is TCLAB_STACK_SIZE bytes, aligned to its size.
 // The thread's context sits at a fixed offset in that stack, so kernel code finds "its"
@@ -132,7 +134,7 @@ struct tclab_launch {
     // results
     int32_t status;
     int32_t fault_signal;
-    int32_t fault_write;      // 1 write, 0 read, -1 unknown
+    int32_t fault_write;      // 1 write, 0 read, -1 unknown, TCLAB_FAULT_MISALIGNED
     uint64_t fault_addr;
     uint32_t err_block[3];
     uint32_t err_thread[3];

@@ -775,6 +775,8 @@ static void handle_fault(Worker* w) {
         status = TCLAB_ERR_STACK;
         snprintf(msg, sizeof msg, "stack overflow: a thread used more than its %u KiB stack",
                  (TCLAB_STACK_SIZE - TCLAB_STACK_HEADER) / 1024u);
+    } else if (w->fault_write == TCLAB_FAULT_MISALIGNED) {
+        snprintf(msg, sizeof msg, "misaligned address");
     } else {
         snprintf(msg, sizeof msg, "illegal memory access");
     }
@@ -944,6 +946,9 @@ static void on_signal(int sig, siginfo_t* info, void* uctx) {
 #else
     (void)uctx;
 #endif
+    // No page fault but a general-protection fault (si_addr 0): on x86-64 in a kernel, an
+    // aligned vector instruction (a uint4 or float4 load or store) at a misaligned address.
+    if (sig == SIGSEGV && info->si_code == SI_KERNEL) w->fault_write = TCLAB_FAULT_MISALIGNED;
     siglongjmp(w->jmp, 1);
 }
 
