@@ -104,6 +104,13 @@ for precision in ("default", "tf32", "ieee", "tf32x3"):
 half = torch.empty(32, 32)
 dot[(1,)](a.half(), b.half(), half, PRECISION="default")
 print("dot fp16", float((half - a.half().double() @ b.half().double()).abs().max()))
+dot[(1,)](a.bfloat16(), b.bfloat16(), half, PRECISION="default")
+print("dot bf16", float((half - a.bfloat16().double() @ b.bfloat16().double()).abs().max()))
+from triton.runtime.interpreter import InterpreterBuilder as _IB
+_patched_dot, _IB.create_dot = _IB.create_dot, _IB.create_dot.shipped
+dot[(1,)](a.bfloat16(), b.bfloat16(), half, PRECISION="default")
+_IB.create_dot = _patched_dot
+print("dot bf16-shipped", float((half - a.bfloat16().double() @ b.bfloat16().double()).abs().max()))
 
 @triton.jit
 def bf16_math(x_ptr, y_ptr, out_ptr, red_ptr, idx_ptr, BLOCK: tl.constexpr):
@@ -169,6 +176,9 @@ def test_libdevice_runs_under_the_interpreter():
     for precision in ("ieee", "tf32x3"):
         assert dots[precision][0] < 1e-4, (precision, proc.stdout)
     assert dots["fp16"][0] < 1e-4, proc.stdout
+    # bfloat16 operands multiply as the numbers they hold (exact products, float32 sums); the
+    # interpreter as shipped (the control) multiplies their bit patterns.
+    assert dots["bf16"][0] < 1e-4 and dots["bf16-shipped"][0] > 1e3, proc.stdout
     # bfloat16 arithmetic, comparisons and reductions on the numbers, rounded once per
     # operation: within one ulp of torch's bfloat16 ops (the cumulative sum within two: it
     # rounds at every step), the argmax right. The interpreter as shipped computes on the bit
