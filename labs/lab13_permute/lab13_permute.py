@@ -1,12 +1,13 @@
 # %% [markdown]
 # # Lab 13 — Permutations: reverse and interleave, in Triton and in CUDA C
 #
-# Three ops that compute nothing: each element of the output is an element of the input, moved.
+# Ops that compute nothing: each element of the output is an element of the input, moved.
 # On vectors of **float32, float16 or bfloat16**, each written twice:
 #
 # | op | what it does | as torch writes it |
 # |---|---|---|
 # | `flip` (reverse) | `out[i] = x[n - 1 - i]` | `torch.flip(x, [0])` |
+# | `flip_inplace` | `out = x`, then `out` reversed in place by swapping its ends pair by pair | `x.flip(0)` |
 # | `interleave` | `out[2i] = a[i]`, `out[2i + 1] = b[i]` (`out` has `2n` elements) | `torch.stack((a, b), 1).view(-1)` |
 # | `deinterleave` | `a[i] = x[2i]`, `b[i] = x[2i + 1]` (two outputs) | `x.view(-1, 2).t().contiguous()` (rows `a` and `b`) |
 #
@@ -20,10 +21,13 @@
 # 3. **The tail at the other end**: when `n` is not a multiple of the tile, reversing moves the
 #    ragged end of `x` to the *start* of `out`, and the two sides of a 16-byte chunk no longer
 #    line up: they are shifted by `n % PACK` elements.
-# 4. **Pairs in registers**: interleaving reads 16 bytes of `a` and 16 of `b` and writes 32
+# 4. **In place, without a race**: reversing an array where it lies needs each thread to own
+#    both ends of a pair; a thread that reads what another overwrites in the same launch
+#    gets whichever version is there.
+# 5. **Pairs in registers**: interleaving reads 16 bytes of `a` and 16 of `b` and writes 32
 #    bytes of pairs; deinterleaving the reverse. Nothing is strided in memory: the shuffle
 #    happens between the load and the store.
-# 5. **Values are bits**: a permutation never looks at a value, so in CUDA C one kernel per
+# 6. **Values are bits**: a permutation never looks at a value, so in CUDA C one kernel per
 #    *element size* does (a 4-byte word for float32, a 2-byte word for float16 and bfloat16).
 #
 # | idea | Triton | CUDA C |
@@ -38,7 +42,8 @@
 # in CUDA C (the string `<OP>_CU`) the body of the template `<op><T>`, which the kernels
 # `<op>_kernel_b32` and `<op>_kernel_b16` call, and the launcher `<op>_cuda`. Each launcher
 # receives its outputs already allocated: `flip_triton(x, out)`, `interleave_cuda(a, b,
-# out)`, `deinterleave_triton(x, a, b)`. Inputs and outputs are contiguous and 16-byte aligned.
+# out)`, `deinterleave_triton(x, a, b)`; `flip_inplace_triton(x, out)` copies `x` into `out`
+# and reverses `out` where it lies. Inputs and outputs are contiguous and 16-byte aligned.
 #
 # **How you are graded**: exact equality (every element, every dtype) on sizes you do not see:
 # one element, sizes that are not multiples of a block or of a 16-byte chunk, more than 2^16
@@ -302,7 +307,211 @@ bench(LAB, "cuda", flip_cuda, graded=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 2 — interleave
+# ## 2 — flip_inplace: reverse an array in place
+#
+# The same result as `flip`, without a second buffer: reverse `out` where it lies. The checks
+# hand every launcher its inputs and its outputs apart, so `flip_inplace_triton(x, out)` and
+# `flip_inplace_cuda(x, out)` first copy `x` into `out` (`out.copy_(x)`, which torch runs on the
+# device), then reverse `out` **in place, with one launch** of `n // 2` threads (in Triton:
+# programs over blocks of pairs). Thread `i < n // 2` **swaps** `out[i]` and `out[n - 1 - i]`;
+# when `n` is odd, the middle element `out[n // 2]` is its own mirror and stays.
+#
+# Why pairs, and why not the obvious kernel? A thread that reads an element another thread
+# writes in the same launch reads whichever version happens to be there: the threads of a grid
+# run in no order you can count on. `out[i] = out[n - 1 - i]` with `n` threads reads and writes
+# the same array: thread `i` overwrites `out[i]`, and thread `n - 1 - i` needs that very value
+# (`out[n - 1 - i] = out[i]`). Whichever of the two runs second copies back what the first
+# wrote, and the original of one end is lost: the array comes out a palindrome, one half
+# right and the other half its mirror image, and which half is right depends on the order the
+# threads ran. With pairs, one thread owns both ends of its pair: it reads both before it writes
+# either, and no other thread reads or writes them. The swaps are independent: any order
+# gives the same result.
+#
+# <details><summary>Hint 1 — what goes wrong with n threads</summary>
+#
+# Take `n = 4`, `out = [a, b, c, d]`, `out[i] = out[3 - i]` per thread. Threads 0, 1, 2, 3 in
+# that order: `[d, b, c, d]`, `[d, c, c, d]`, then thread 2 reads `out[1]`, already `c`:
+# `[d, c, c, d]`, and thread 3 reads `out[0]`, already `d`: `[d, c, c, d]`. In the order
+# 3, 2, 1, 0: `[a, b, c, a]`, `[a, b, b, a]`, `[a, b, b, a]`, `[a, b, b, a]`. Two wrong answers,
+# and not the same one: on the CPU the grader runs your kernel under both orders and calls
+# that a race. On a GPU, thousands of threads in flight give some mixture of the two, or at a
+# small size, by luck, the right answer (every load before any store): a race need not show.
+# </details>
+#
+# <details><summary>Hint 2 — and two launches, or a mirrored tile per program?</summary>
+#
+# `flip`'s kernel pointed at `out` for both arguments reads the mirrored tile and writes its
+# own tile: program 0 overwrites the first tile with the last one before the last program has
+# read the first tile, so the last tile gets the new values back (the Triton interpreter runs
+# programs one by one, so you see it at once; a GPU loses some tiles). Two launches over the
+# same tiles (first the front from the back, then the back from the front) do not help either:
+# the first has overwritten the front before the second reads it. Every element must be read
+# before anything overwrites it, and only a thread that holds both ends can promise that.
+# </details>
+#
+# <details><summary>Hint 3 — Triton: a block of pairs</summary>
+#
+# With `half = n_elements // 2`, program `pid` takes the pairs `lo = pid * BLOCK_SIZE +
+# tl.arange(0, BLOCK_SIZE)` (masked `lo < half`). Their other ends, read forwards, are `flip`'s
+# mirrored tile `hi = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`, masked
+# with `hi >= n_elements - half`: element `k` of `hi` is the mirror of element
+# `BLOCK_SIZE - 1 - k` of `lo`. Load both blocks, then store `tl.flip` of the `hi` block at
+# `lo` and `tl.flip` of the `lo` block at `hi`. Both loads come before both stores: the
+# program holds every element it overwrites. (Or index math: `hi = n_elements - 1 - lo`, the
+# same mask as `lo`, no flip; its accesses run downwards.)
+# </details>
+#
+# <details><summary>Hint 4 — the middle, and n = 1</summary>
+#
+# When `n` is odd, the pairs are `0 ... n // 2 - 1` and their mirrors `n - 1 ... n - n // 2`:
+# the second half starts at `n - n // 2 = n // 2 + 1`, not at `n // 2`. Nobody touches the
+# middle element, and it is already right (the copy put it there). For `n = 1` there is no pair
+# at all, yet the launcher must still launch its kernel (the checks want one launch): a grid
+# of at least one program (block) whose threads find nothing to do.
+# </details>
+#
+# <details><summary>Hint 5 — CUDA: one pair per thread</summary>
+#
+# `i = blockIdx.x * blockDim.x + threadIdx.x`; if `i < n / 2`, read `T a = out[i]` and
+# `T b = out[n - 1 - i]`, then write `out[i] = b` and `out[n - 1 - i] = a`. Neighbouring threads
+# touch neighbouring elements at both ends (the far end downwards), so both sides coalesce.
+# (Wider: a thread could swap a 16-byte chunk of the front with the mirrored 16 bytes of the
+# back, turning both around in registers as `flip` does, but the two ends line up on 16-byte
+# boundaries only when `n` is a multiple of `PACK`. Correct first.)
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "flip_inplace_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def flip_inplace_kernel(
+    out_ptr,  # the array to reverse in place: float32, float16 or bfloat16
+    n_elements,  # number of elements
+    BLOCK_SIZE: tl.constexpr,  # pairs per program (a power of 2)
+):
+    ### BEGIN SOLUTION
+    pid = tl.program_id(axis=0)
+    half = n_elements // 2  # the pairs; the middle of an odd n stays where it is
+    lo = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's front ends
+    # Their other ends, read forwards: flip's mirrored tile, element k the mirror of lo's
+    # element BLOCK_SIZE - 1 - k.
+    hi = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    lo_mask = lo < half
+    hi_mask = hi >= n_elements - half
+    a = tl.load(out_ptr + lo, mask=lo_mask)
+    b = tl.load(out_ptr + hi, mask=hi_mask)
+    # Both ends are in registers before either is overwritten; no other program touches them.
+    tl.store(out_ptr + lo, tl.flip(b, 0), mask=lo_mask)
+    tl.store(out_ptr + hi, tl.flip(a, 0), mask=hi_mask)
+    ### END SOLUTION
+
+
+def flip_inplace_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    """out = x, then out reversed in place: one program per BLOCK_SIZE pairs.
+
+    First out.copy_(x) (torch copies on the device), then one launch of flip_inplace_kernel on
+    out alone, with at least one program.
+    """
+    ### BEGIN SOLUTION
+    assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
+    assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
+    out.copy_(x)
+    n = out.numel()
+    BLOCK_SIZE = 1024
+    grid = (max(triton.cdiv(n // 2, BLOCK_SIZE), 1),)  # one program even without a pair
+    flip_inplace_kernel[grid](out, n, BLOCK_SIZE=BLOCK_SIZE)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "flip_inplace_cu", "locked": false, "schema_version": 3, "solution": true}
+FLIP_INPLACE_CU = r"""
+// out reversed in place, for n elements of T (unsigned int or unsigned short): thread
+// i < n / 2 swaps out[i] and out[n - 1 - i].
+template <class T>
+__device__ __forceinline__ void swap_ends(T *__restrict__ out,  // reversed in place
+                                          int n)                // number of elements
+{
+    /// BEGIN SOLUTION
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 2) {  // the middle of an odd n is its own mirror: nobody moves it
+        int j = n - 1 - i;
+        T a = out[i];  // both ends read before either is written: this thread owns them
+        T b = out[j];
+        out[i] = b;
+        out[j] = a;
+    }
+    /// END SOLUTION
+}
+
+extern "C" __global__ void flip_inplace_kernel_b32(unsigned int *__restrict__ out, int n)
+{
+    swap_ends(out, n);
+}
+
+extern "C" __global__ void flip_inplace_kernel_b16(unsigned short *__restrict__ out, int n)
+{
+    swap_ends(out, n);
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "flip_inplace_cuda", "locked": false, "schema_version": 3, "solution": true}
+flip_inplace_module_cu = SourceModule(FLIP_INPLACE_CU, no_extern_c=True)
+flip_inplace_kernels_cu = {
+    4: flip_inplace_module_cu.get_function("flip_inplace_kernel_b32"),
+    2: flip_inplace_module_cu.get_function("flip_inplace_kernel_b16"),
+}
+
+
+def flip_inplace_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    """out = x, then out reversed in place with flip_inplace_kernels_cu[out.element_size()],
+    one thread per pair.
+
+    First out.copy_(x) (torch copies on the device), then one launch on out alone:
+    np.uintp(out.data_ptr()), np.int32(n), block=(threads, 1, 1), grid=(blocks, 1), with at
+    least one block.
+    """
+    ### BEGIN SOLUTION
+    assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
+    assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
+    out.copy_(x)
+    n = out.numel()
+    threads = 256
+    blocks = max(triton.cdiv(n // 2, threads), 1)  # one block even without a pair
+    flip_inplace_kernels_cu[out.element_size()](np.uintp(out.data_ptr()), np.int32(n),
+                                                block=(threads, 1, 1), grid=(blocks, 1))
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### Check and time flip_inplace
+#
+# The sizes are `flip`'s: one element (no pair), even and odd sizes, several blocks of pairs.
+# `bench` counts the copy and the swap (`4 * n` elements moved) against torch's `x.flip(0)`.
+
+# %% nbgrader={"grade": true, "grade_id": "test_flip_inplace_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", flip_inplace_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", flip_inplace_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_flip_inplace_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", flip_inplace_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", flip_inplace_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flip_inplace_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", flip_inplace_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", flip_inplace_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flip_inplace_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", flip_inplace_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", flip_inplace_cuda, graded=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3 — interleave
 #
 # `out[2i] = a[i]` and `out[2i + 1] = b[i]` for `n` elements each: `out` has `2n` elements,
 # the pairs `(a[i], b[i])` one after the other. One pair per thread would load 4 bytes (or 2)
@@ -484,7 +693,7 @@ bench(LAB, "cuda", interleave_cuda, graded=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 3 — deinterleave
+# ## 4 — deinterleave
 #
 # The inverse: `a[i] = x[2i]` and `b[i] = x[2i + 1]`, for `x` of `2n` elements and two outputs
 # of `n`. Reading `x[2i]` and `x[2i + 1]` per thread is narrow again; read a block of pairs and

@@ -1,6 +1,7 @@
-// Reference CUDA kernels of lab13's three permutations: the perf bar (hidden from students).
+// Reference CUDA kernels of lab13's permutations: the perf bar (hidden from students).
 // Byte ledgers (lab.toml's bytes): reverse reads x and writes out once, 2 * n * sizeof(T);
-// interleave and deinterleave read and write 2n elements each, 4 * n * sizeof(T).
+// interleave and deinterleave read and write 2n elements each, 4 * n * sizeof(T); reverse in
+// place: the launcher's copy (2n) plus the swap (2n), 4 * n * sizeof(T).
 //
 // NOT YET TUNED ON A GPU: written to be simple, correct and 16 bytes wide on both sides; the
 // launch constants in permute_cuda.py are first guesses (lab03's), to be swept by
@@ -206,6 +207,26 @@ __device__ __forceinline__ void deinterleave(const T *__restrict__ x, T *__restr
     }
 }
 
+// ---------------------------------------------------------------- reverse in place
+// out reversed where it lies (the launcher has copied x into it): thread i < n / 2 swaps
+// out[i] and out[n - 1 - i], reading both ends before writing either; the middle of an odd n
+// stays. Scalar, as the notebook's solution: both ends coalesce (the far end downwards), but
+// no access is 16 bytes wide. NOT YET TUNED ON A GPU: a uint4 version (a chunk of the front
+// swapped with the mirrored chunk of the back, each turned around in registers, shifted by
+// n % PACK as reverse_chunk is) is the candidate if this one misses lab.toml's target.
+template <class T>
+__device__ __forceinline__ void swap_ends(T *__restrict__ out, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n / 2) {
+        long long j = n - 1 - i;
+        T a = out[i];
+        T b = out[j];
+        out[i] = b;
+        out[j] = a;
+    }
+}
+
 // ---------------------------------------------------------------- the kernels
 extern "C" __global__ void flip_kernel_b32(const unsigned int *__restrict__ x,
                                               unsigned int *__restrict__ out, long long n)
@@ -217,6 +238,16 @@ extern "C" __global__ void flip_kernel_b16(const unsigned short *__restrict__ x,
                                               unsigned short *__restrict__ out, long long n)
 {
     reverse(x, out, n);
+}
+
+extern "C" __global__ void flip_inplace_kernel_b32(unsigned int *__restrict__ out, long long n)
+{
+    swap_ends(out, n);
+}
+
+extern "C" __global__ void flip_inplace_kernel_b16(unsigned short *__restrict__ out, long long n)
+{
+    swap_ends(out, n);
 }
 
 extern "C" __global__ void interleave_kernel_b32(const unsigned int *__restrict__ a,

@@ -1,10 +1,12 @@
-"""Reference CUDA launchers of lab13's three permutations (hidden from students): one 16-byte
-chunk of the output side per thread, uint4 loads and stores on both sides; kernels in
-permute.cu, one per element size. `flip_cuda.py`, `interleave_cuda.py` and
-`deinterleave_cuda.py` each export one launcher from here.
+"""Reference CUDA launchers of lab13's permutations (hidden from students): one 16-byte chunk
+of the output side per thread, uint4 loads and stores on both sides (flip_inplace: one scalar
+pair per thread, not yet widened); kernels in permute.cu, one per element size.
+`flip_cuda.py`, `flip_inplace_cuda.py`, `interleave_cuda.py` and `deinterleave_cuda.py` each
+export one launcher from here.
 
 Byte ledgers (lab.toml's bytes): reverse 2 * n * itemsize; interleave and deinterleave
-4 * n * itemsize (2n elements read, 2n written).
+4 * n * itemsize (2n elements read, 2n written); reverse in place 4 * n * itemsize (the copy
+of x into out, 2n, plus the swap, 2n).
 """
 
 from pathlib import Path
@@ -60,6 +62,16 @@ def _launch(op: str, tensors, n: int, itemsize: int) -> None:
 def flip_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
     assert x.shape == out.shape and x.dtype == out.dtype
     _launch("flip", (x, out), out.numel(), out.element_size())
+
+
+def flip_inplace_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
+    assert x.shape == out.shape and x.dtype == out.dtype
+    out.copy_(x)
+    n, itemsize = out.numel(), out.element_size()
+    threads = THREADS if itemsize == 4 else THREADS_16  # not yet swept for this kernel
+    blocks = max((n // 2 + threads - 1) // threads, 1)  # one pair per thread; one block at least
+    _kernel("flip_inplace", itemsize, False)(np.uintp(out.data_ptr()), np.int64(n),
+                                             block=(threads, 1, 1), grid=(blocks, 1))
 
 
 def interleave_cuda(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:

@@ -1,12 +1,13 @@
-"""Reference Triton kernels of lab13's three permutations: the perf bar (hidden from students).
+"""Reference Triton kernels of lab13's permutations: the perf bar (hidden from students).
 
 Each program reads contiguous blocks and writes contiguous blocks; the permutation happens in
 between, with Triton's block operations (tl.flip, tl.interleave, tl.reshape + tl.split), so
-both sides stay wide. `flip_triton.py`, `interleave_triton.py` and `deinterleave_triton.py`
-each export one launcher from here.
+both sides stay wide. `flip_triton.py`, `flip_inplace_triton.py`, `interleave_triton.py` and
+`deinterleave_triton.py` each export one launcher from here.
 
 Byte ledgers (lab.toml's bytes): reverse 2 * n * itemsize; interleave and deinterleave
-4 * n * itemsize (2n elements read, 2n written).
+4 * n * itemsize (2n elements read, 2n written); reverse in place 4 * n * itemsize (the copy
+of x into out, 2n, plus the swap of out's two ends, 2n).
 """
 
 import torch
@@ -29,6 +30,23 @@ def flip_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # the mirrored tile
     x = tl.load(x_ptr + src, mask=src >= 0)
     tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+
+
+@triton.jit
+def flip_inplace_kernel(out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # Program pid swaps the pairs pid * BLOCK_SIZE ... + BLOCK_SIZE - 1 (below n // 2) with
+    # their mirrors, read forwards as flip's mirrored tile: both blocks loaded before either is
+    # stored, and no other program touches them.
+    pid = tl.program_id(axis=0).to(tl.int64)
+    half = n_elements // 2
+    lo = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    hi = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    lo_mask = lo < half
+    hi_mask = hi >= n_elements - half
+    a = tl.load(out_ptr + lo, mask=lo_mask)
+    b = tl.load(out_ptr + hi, mask=hi_mask)
+    tl.store(out_ptr + lo, tl.flip(b, 0), mask=lo_mask)
+    tl.store(out_ptr + hi, tl.flip(a, 0), mask=hi_mask)
 
 
 @triton.jit
@@ -61,6 +79,14 @@ def flip_triton(x: torch.Tensor, out: torch.Tensor) -> None:
     assert x.shape == out.shape and x.dtype == out.dtype
     n, block = out.numel(), _block(out.element_size())
     flip_kernel[(triton.cdiv(n, block),)](x, out, n, BLOCK_SIZE=block, num_warps=NUM_WARPS)
+
+
+def flip_inplace_triton(x: torch.Tensor, out: torch.Tensor) -> None:
+    assert x.shape == out.shape and x.dtype == out.dtype
+    out.copy_(x)
+    n, block = out.numel(), _block(out.element_size())  # block: pairs per program
+    grid = (max(triton.cdiv(n // 2, block), 1),)  # one program at least: the grader wants a launch
+    flip_inplace_kernel[grid](out, n, BLOCK_SIZE=block, num_warps=NUM_WARPS)
 
 
 def interleave_triton(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> None:

@@ -1,0 +1,27 @@
+# impl: triton
+# exercise: flip_inplace
+# status: fail
+# reason: elements differ
+# reason: [n=4099, float32]
+# (flip's kernel pointed at out alone: n / BLOCK_SIZE programs, each loading the mirrored tile
+# of out and storing it flipped over its own tile. Program 0 overwrites the first tile with
+# the last one before the last program reads the first tile, which then gets the new values
+# back. Right only while one program holds the whole array (n <= BLOCK_SIZE: n = 1 and
+# 1000); at n = 4099 (5 programs) 2048 of 4099 elements differ.)
+
+# %% edit flip_inplace_triton
+# <<<
+#     half = n_elements // 2  # the pairs; the middle of an odd n stays where it is
+# ~~~
+#     tl.store(out_ptr + hi, tl.flip(a, 0), mask=hi_mask)
+# ===
+#     offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's tile of out
+#     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # the mirrored one
+#     x = tl.load(out_ptr + src, mask=src >= 0)
+#     tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+# >>>
+# <<<
+#     grid = (max(triton.cdiv(n // 2, BLOCK_SIZE), 1),)  # one program even without a pair
+# ===
+#     grid = (triton.cdiv(n, BLOCK_SIZE),)  # one program per tile of out
+# >>>
