@@ -74,12 +74,9 @@ def solution(lab_id: str) -> dict[str, str]:
 
 @functools.cache
 def released(lab_id: str) -> dict[str, str]:
-    """{grade_id: source} of the lab's solution cells as the release gives them to students."""
-    lab = manifest.get(lab_id)
-    return {gid: release.strip_solutions(cell.source, f"{lab_id} {gid}")
-            for cell in submission.read_notebook(lab.source).cells
-            for gid in [submission.grade_id(cell)]
-            if gid and cell.cell_type == "code" and cell.metadata["nbgrader"].get("solution")}
+    """{grade_id: source} of the lab's cells as the release gives them to students."""
+    return {gid: cell.source for cell in release.student_notebook(manifest.get(lab_id)).cells
+            for gid in [submission.grade_id(cell)] if gid}
 
 
 def _released(path: Path, text: str) -> list[str]:

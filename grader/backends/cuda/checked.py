@@ -99,15 +99,12 @@ def _near(address: int, packed: list[Arg]) -> str:
     return f" (inside {a.label})"
 
 
-FAULT_MISALIGNED = 2  # TCLAB_FAULT_MISALIGNED in include/tclab/abi.h
-
-
 def describe_fault(kernel: str, desc, packed: list[Arg], copies=None) -> str:
     """The message for a fault: which argument, which element, which thread."""
     address = desc.fault_addr
     access = {1: "write", 0: "read"}.get(desc.fault_write, "access")
     where = f"block {tuple(desc.err_block)}, thread {tuple(desc.err_thread)}"
-    if desc.fault_write == FAULT_MISALIGNED:
+    if desc.fault_write == runtime.FAULT_MISALIGNED:
         return (f"misaligned address in kernel {kernel}, by {where}: a vector load or store "
                 "(uint4, float4, int4, double2: 16 bytes; float2, int2: 8) at an address that "
                 "is not a multiple of its size (or through a pointer that is no address at "

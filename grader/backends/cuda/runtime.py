@@ -17,6 +17,7 @@ ABI_VERSION = 4  # TCLAB_ABI_VERSION in include/tclab/abi.h
 (OK, ERR_TRAP, ERR_FAULT, ERR_FPE, ERR_DEADLOCK, ERR_STACK, ERR_INTERNAL, ERR_SYNC,
  ERR_USAGE) = range(9)
 SCHEDULES = {"forward": 0, "reverse": 1, "random": 2}
+FAULT_MISALIGNED = 2  # fault_write for a fault that is no page fault: TCLAB_FAULT_MISALIGNED
 
 
 class ParamInfo(ctypes.Structure):

@@ -775,8 +775,6 @@ static void handle_fault(Worker* w) {
         status = TCLAB_ERR_STACK;
         snprintf(msg, sizeof msg, "stack overflow: a thread used more than its %u KiB stack",
                  (TCLAB_STACK_SIZE - TCLAB_STACK_HEADER) / 1024u);
-    } else if (w->fault_write == TCLAB_FAULT_MISALIGNED) {
-        snprintf(msg, sizeof msg, "misaligned address");
     } else {
         snprintf(msg, sizeof msg, "illegal memory access");
     }
