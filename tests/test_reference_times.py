@@ -78,3 +78,46 @@ def test_a_reference_that_fails_is_an_error_and_nothing_is_kept(measured, monkey
         grading.reference_times(EX, "triton", PLAN, None)
     assert not list(paths.CACHE.rglob("*.json"))
 
+
+
+def _reference_tree(root):
+    """A reference/ of lab01's folder (a launcher, its CUDA C) and a shared folder."""
+    lab = root / EX.lab_id
+    lab.mkdir(parents=True)
+    (lab / f"{EX.name}_cuda.py").write_text("SOURCE = 'kernel.cu'\n")
+    (lab / "kernel.cu").write_text("// one\n")
+    (root / "common").mkdir()
+    (root / "common" / "gemm.cuh").write_text("// body\n")
+    (root / "lab02_matrix_add").mkdir()
+    (root / "lab02_matrix_add" / "other.cu").write_text("// another lab's\n")
+    return lab
+
+
+def test_the_kept_times_follow_the_reference_s_cuda_c_and_shared_code(tmp_path, monkeypatch):
+    """The key of the kept times changes with a .cu file of the lab's reference or a file of
+    a shared folder (reference/common), not with another lab's."""
+    from grader.lab import reference
+
+    monkeypatch.setattr(paths, "REFERENCE", tmp_path)
+    lab = _reference_tree(tmp_path)
+    assert reference.shared_folders() == [tmp_path / "common"]
+    key = reference.digest(EX, "cuda", "case")
+    (tmp_path / "lab02_matrix_add" / "other.cu").write_text("// changed\n")
+    assert reference.digest(EX, "cuda", "case") == key
+    (lab / "kernel.cu").write_text("// two\n")
+    assert reference.digest(EX, "cuda", "case") != key, "an edit of the CUDA C kept the key"
+    key = reference.digest(EX, "cuda", "case")
+    (tmp_path / "common" / "gemm.cuh").write_text("// body, edited\n")
+    assert reference.digest(EX, "cuda", "case") != key, "an edit of shared code kept the key"
+
+
+def test_a_shared_reference_folder_is_secret(tmp_path):
+    """A line of reference/common in a release would leak as a lab's own reference would."""
+    from grader.course import leakcheck
+
+    _reference_tree(tmp_path)
+    (tmp_path / "common" / "gemm.cuh").write_text("wmma::mma_sync(acc[i][j], fa_shared, fb);\n")
+    secret = leakcheck.secret_lines([manifest.get("lab01")], reference_dir=tmp_path,
+                                    kinds=("reference",))
+    assert "wmma::mma_sync(acc[i][j], fa_shared, fb);" in secret
+    assert "lab02" not in " ".join(secret.values())  # another lab's folder is not asked for

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grader.base import paths
 from grader.course import build
-from grader.lab import manifest, release
+from grader.lab import manifest, reference, release
 
 MIN_LINE = 16  # shorter lines (`}`, `n = x.numel()`) are boilerplate, not a leak
 PATTERNS = {
@@ -92,9 +92,11 @@ def secret_lines(labs=None, reference_dir: Path | None = None,
                     continue
                 for line in _distinctive(_region_lines(cell.source, begin, end), allowed):
                     found.setdefault(line, f"{kind} line of {origin}")
-        ref = reference_dir / lab.id
-        if "reference" not in kinds or not ref.is_dir():
-            continue
+    if "reference" not in kinds:
+        return found
+    # Each lab's reference folder, and the folders the references share (reference/common).
+    folders = [reference_dir / lab.id for lab in labs] + reference.shared_folders(reference_dir)
+    for ref in folders:
         for path in sorted(p for p in ref.rglob("*") if p.is_file()):
             try:
                 text = path.read_text()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from grader.base import paths
+from grader.lab import manifest
 from grader.lab.manifest import Exercise
 
 
@@ -25,16 +26,36 @@ def available(ex: Exercise, impl: str) -> bool:
     return path(ex, impl).exists()
 
 
+# What a reference is made of: its launchers, and the CUDA C they compile.
+SOURCES = ("*.py", "*.cu", "*.cuh")
+
+
+def shared_folders(reference_dir: Path | None = None) -> list[Path]:
+    """The folders of reference/ that are no lab's: code the labs' references share
+    (reference/common's GEMM body), part of every reference that includes it."""
+    reference_dir = reference_dir or paths.REFERENCE
+    if not reference_dir.is_dir():  # a student's machine has no reference/
+        return []
+    labs = set(manifest.registry())
+    return sorted(p for p in reference_dir.iterdir()
+                  if p.is_dir() and p.name not in labs and not p.name.startswith((".", "_")))
+
+
+def source_files(folder: Path) -> list[Path]:
+    return sorted(f for pattern in SOURCES for f in folder.rglob(pattern))
+
+
 def digest(ex: Exercise, impl: str, *also) -> str:
-    """What a result measured on the reference depends on: its folder's files, and `also`
-    (the case, the GPU, ...), as one hex key for a file kept under the reference cache."""
+    """What a result measured on the reference depends on: its folder's sources (launchers
+    and CUDA C) and the shared folders', and `also` (the case, the GPU, ...), as one hex key
+    for a file kept under the reference cache."""
     import hashlib
     import json
 
     folder = path(ex, impl).parent
     h = hashlib.sha256()
-    for f in sorted(folder.rglob("*.py")):
-        h.update(f.name.encode() + f.read_bytes())
+    for f in [*source_files(folder), *(f for d in shared_folders() for f in source_files(d))]:
+        h.update(str(f.relative_to(paths.REFERENCE)).encode() + f.read_bytes())
     h.update(json.dumps([ex.key, impl, *also], sort_keys=True).encode())
     return h.hexdigest()[:32]
 

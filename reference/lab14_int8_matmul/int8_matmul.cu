@@ -1,132 +1,66 @@
 // Reference CUDA int8 matmul with a dequantizing epilogue for lab14 (hidden from students): the
-// perf bar of int8_matmul, c = (a @ b.T) * s_row[:, None] * s_col[None, :] in bfloat16, written
-// only with what the lab teaches: WMMA fragments of signed char and an int accumulator, fed from
-// shared tiles stored slice by slice (each 16 x 16 fragment 256 contiguous bytes), the scales
-// applied per element through a per-warp int scratch tile. No mma.sync PTX, no wgmma, no TMA.
+// perf bar of int8_matmul, c = (a @ b.T) * s_row[:, None] * s_col[None, :] in bfloat16. The
+// GEMM is the shared pipelined WMMA body, reference/common/linear_wmma.cuh (this file is
+// compiled after its text: int8_matmul_cuda.py): signed char fragments, an int accumulator,
+// K tiles stored slice by slice (each 16 x 16 fragment 256 contiguous bytes, 32-byte aligned),
+// cp.async STAGES deep; here only the epilogue and the kernels.
 //
-// Work (lab.toml's `flops`): 2 m n k. Minimum traffic: m k + n k + 4 (m + n) + 2 m n bytes.
+// Work (lab.toml's `flops`): 2 m n k. Byte ledger of the minimum: read a, b, s_row and s_col
+// once, write c once, m k + n k + 4 (m + n) + 2 m n bytes. This kernel reads a tile of a once
+// per tile column of c and a tile of b once per tile row (2 BM BN / (BM + BN) operations per
+// byte fetched: 171 at 128 x 256; the grouped numbering keeps most re-reads in the L2), the
+// scales once per fragment row and column, and writes c once, 16 bytes per store.
 //
-// The lab's solution with a grouped numbering of the tiles. NOT yet tuned on a GPU (no
-// cp.async pipeline, 64 x 64 tiles): the constants are a first guess; benchmarks/
-// tune_references.py has not measured it against the target (0.45x torch._int_mm + scaling).
-#include <cuda_bf16.h>
-#include <mma.h>
-using namespace nvcuda;
+// Tiles (int8_matmul_cuda.py's TUNE): lab10's compute-bound ones, 128 x 256 with 8 warps of
+// 64 x 64 (one block per SM: 255 registers a thread), 128 x 128 with 4 warps of 64 x 64 (two
+// blocks per SM where their shared memory fits). K tiles of BK = 64 or 128 bytes: the bytes of
+// lab10's float16 tiles at BK 32 or 64, twice the depth. Rows that are not 16-byte aligned (b
+// padded by an odd count, k not a multiple of 16) take one byte-wise kernel instead
+// (int8_matmul_kernel_unaligned): correct at any shape, slow.
+//
+// The epilogue: the int32 sum (exact) converted to float32, times s_row[row], times
+// s_col[col], one rounding to bfloat16.
 
-#define BM 64    // rows of c per block
-#define BN 64    // columns of c per block
-#define BK 64    // depth of one K tile, in bytes
-#define WM 32    // rows of c per warp
-#define WN 32    // columns of c per warp
-#define THREADS ((BM / WM) * (BN / WN) * 32)  // 4 warps
-#define SLICES (BK / 16)  // 16-deep slices of a K tile
-#define FM (WM / 16)      // fragments of a warp, down
-#define FN (WN / 16)      // ... and across
-#define GROUP_M 16        // tile rows per group of the numbering
+// The scales of one element of c.
+struct Dequantize {
+    const float *__restrict__ s_row;  // [m]
+    const float *__restrict__ s_col;  // [n]
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-int8_matmul_kernel(const signed char *__restrict__ a,  // m x k, rows stride_am apart
-                   const signed char *__restrict__ b,  // n x k (B col-major), rows stride_bn apart
-                   const float *__restrict__ s_row,    // [m]
-                   const float *__restrict__ s_col,    // [n]
-                   __nv_bfloat16 *__restrict__ c,      // m x n, contiguous
-                   int m,                              // rows of a and c
-                   int n,                              // rows of b, columns of c
-                   int k,                              // columns of a and b
-                   int stride_am,                      // bytes between rows of a
-                   int stride_bn)                      // bytes between rows of b
-{
-    // K tiles slice by slice: as[s][r][q] = a[row0 + r][k0 + 16 s + q]. Each 16 x 16 fragment
-    // is 256 contiguous bytes, 32-byte aligned (ldm 16).
-    __shared__ __align__(32) signed char as[SLICES][BM][16];
-    __shared__ __align__(32) signed char bs[SLICES][BN][16];
-    __shared__ __align__(32) int scratch[THREADS / 32][16 * 16];  // a warp's epilogue tile
-
-    // The tile of c, numbered in groups of GROUP_M tile rows (lab10): the blocks running
-    // together share their tiles of a and b in the L2.
-    const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-    const int per_group = GROUP_M * tiles_n, first_m = blockIdx.x / per_group * GROUP_M;
-    const int rows = min(tiles_m - first_m, GROUP_M);  // the last group may be short
-    const int row0 = (first_m + blockIdx.x % per_group % rows) * BM;
-    const int col0 = blockIdx.x % per_group / rows * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wr = warp / (BN / WN) * WM, wc = warp % (BN / WN) * WN;  // the warp's piece
-
-    // 16-byte pieces where each is wholly inside or outside and aligned; the same for all.
-    const bool vec = k % 16 == 0 && stride_am % 16 == 0 && stride_bn % 16 == 0 &&
-                     reinterpret_cast<size_t>(a) % 16 == 0 &&
-                     reinterpret_cast<size_t>(b) % 16 == 0;
-
-    wmma::fragment<wmma::accumulator, 16, 16, 16, int> acc[FM][FN];
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0);
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa[FM];
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb[FN];
-
-    for (int k0 = 0; k0 < k; k0 += BK) {
-        if (vec) {
-            for (int e = threadIdx.x; e < BM * SLICES; e += THREADS) {  // 2 pieces a thread
-                const int r = e / SLICES, s = e % SLICES, kk = k0 + 16 * s;
-                const int4 zero = make_int4(0, 0, 0, 0);
-                const signed char *pa = a + (long long)(row0 + r) * stride_am + kk;  // 64-bit
-                const signed char *pb = b + (long long)(col0 + r) * stride_bn + kk;
-                *reinterpret_cast<int4 *>(&as[s][r][0]) =
-                    row0 + r < m && kk < k ? *reinterpret_cast<const int4 *>(pa) : zero;
-                *reinterpret_cast<int4 *>(&bs[s][r][0]) =
-                    col0 + r < n && kk < k ? *reinterpret_cast<const int4 *>(pb) : zero;
-            }
-        } else {  // byte by byte: zeros past m, n or k
-            for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
-                const int r = e / BK, q = e % BK, kk = k0 + q;
-                as[q / 16][r][q % 16] =
-                    row0 + r < m && kk < k ? a[(long long)(row0 + r) * stride_am + kk] : 0;
-                bs[q / 16][r][q % 16] =
-                    col0 + r < n && kk < k ? b[(long long)(col0 + r) * stride_bn + kk] : 0;
-            }
-        }
-        __syncthreads();  // the tiles are complete before any warp loads a fragment
-#pragma unroll
-        for (int s = 0; s < SLICES; ++s) {
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-                wmma::load_matrix_sync(fa[i], &as[s][wr + 16 * i][0], 16);
-#pragma unroll
-            for (int j = 0; j < FN; ++j)
-                wmma::load_matrix_sync(fb[j], &bs[s][wc + 16 * j][0], 16);
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-#pragma unroll
-                for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
-        }
-        __syncthreads();  // every warp is done with the tiles before they are refilled
+    __device__ __forceinline__ float operator()(int acc, int row, int col) const
+    {
+        return (float)acc * s_row[row] * s_col[col];
     }
+};
 
-    // Epilogue: int accumulator -> scratch tile -> 8 elements per lane, scaled in float32,
-    // rounded once to bfloat16.
-    int *mine = scratch[warp];
-#pragma unroll
-    for (int i = 0; i < FM; ++i) {
-#pragma unroll
-        for (int j = 0; j < FN; ++j) {
-            const int frow = row0 + wr + 16 * i, fcol = col0 + wc + 16 * j;
-            if (frow >= m || fcol >= n) continue;  // the whole warp skips a fragment past c
-            wmma::store_matrix_sync(mine, acc[i][j], 16, wmma::mem_row_major);
-            __syncwarp();  // the lanes read what other lanes stored
-            const int row = frow + lane / 2, h = lane % 2 * 8;
-            if (row < m) {
-                const float sr = s_row[row];
-                __nv_bfloat16 *out = c + (long long)row * n;
-#pragma unroll
-                for (int q = 0; q < 8; ++q) {
-                    const int col = fcol + h + q;
-                    if (col < n)
-                        out[col] = __float2bfloat16_rn((float)mine[(lane / 2) * 16 + h + q] * sr *
-                                                       s_col[col]);
-                }
-            }
-            __syncwarp();  // read before the next fragment overwrites the scratch tile
-        }
+// One kernel per (tile, warps, BK, STAGES) of TUNE in int8_matmul_cuda.py, named
+// int8_matmul_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. MIN_BLOCKS (blocks per SM
+// for __launch_bounds__): 2 for 128 x 128 with 4 warps (up to 255 registers a thread still),
+// 1 for 128 x 256. ASYNC: 16-byte cp.async copies (aligned rows) or byte-wise ones.
+#define INT8_MATMUL_KERNEL(NAME, BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_, ASYNC_)                \
+    extern "C" __global__ void __launch_bounds__(WM_ * WN_ * 32, MIN_BLOCKS_)                      \
+        NAME(const signed char *__restrict__ a, /* m x k, rows stride_am apart */                  \
+             const signed char *__restrict__ b, /* n x k (B col-major), rows stride_bn apart */    \
+             const float *__restrict__ s_row,   /* [m] */                                          \
+             const float *__restrict__ s_col,   /* [n] */                                          \
+             __nv_bfloat16 *__restrict__ c,     /* m x n, contiguous */                            \
+             int m, int n, int k, int stride_am, int stride_bn, int group_m)                       \
+    {                                                                                              \
+        extern __shared__ __align__(128) unsigned char smem[];                                     \
+        linear_wmma::gemm<signed char, BM_, BN_, BK_, WM_, WN_, ST_, MIN_BLOCKS_, ASYNC_>(         \
+            smem, a, b, c, m, n, k, stride_am, stride_bn, group_m, Dequantize{s_row, s_col});      \
     }
-}
+#define INT8_MATMUL_TUNED(BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_)                               \
+    INT8_MATMUL_KERNEL(int8_matmul_kernel_##BM_##x##BN_##_##WM_##x##WN_##_##BK_##_##ST_, BM_, BN_, \
+                       WM_, WN_, BK_, ST_, MIN_BLOCKS_, true)
+
+// Each tile at BK 64 and 128, 3 and 4 stages.
+INT8_MATMUL_TUNED(128, 256, 2, 4, 64, 3, 1)
+INT8_MATMUL_TUNED(128, 256, 2, 4, 64, 4, 1)
+INT8_MATMUL_TUNED(128, 256, 2, 4, 128, 3, 1)
+INT8_MATMUL_TUNED(128, 256, 2, 4, 128, 4, 1)
+INT8_MATMUL_TUNED(128, 128, 2, 2, 64, 3, 2)
+INT8_MATMUL_TUNED(128, 128, 2, 2, 64, 4, 2)
+INT8_MATMUL_TUNED(128, 128, 2, 2, 128, 3, 2)
+INT8_MATMUL_TUNED(128, 128, 2, 2, 128, 4, 2)
+// Unaligned rows: 64 x 64, 4 warps, BK 64, 2 buffers (the copies are synchronous).
+INT8_MATMUL_KERNEL(int8_matmul_kernel_unaligned, 64, 64, 2, 2, 64, 2, 1, false)

@@ -1,8 +1,9 @@
 """Reference CUDA int8 matmul launcher: the perf bar of lab14's `int8_matmul` (hidden from
-students). WMMA signed char fragments, an int accumulator, 4 warps per 64 x 64 tile of c, the
-scales in a float32 epilogue: int8_matmul.cu. Constants not yet tuned on a GPU. Target
-(lab.toml): 0.45x torch._int_mm + scaling at 4096^3 and 8192^3; students are graded at 0.8x
-of it.
+students). The pipelined WMMA GEMM shared with lab15 (reference/common/linear_wmma.cuh: signed
+char fragments and an int accumulator fed from shared memory that cp.async fills STAGES - 1 K
+tiles ahead, one barrier per K tile) with this lab's epilogue, the scales in float32:
+int8_matmul.cu, with its work and byte ledger. Target (lab.toml): 0.45x torch._int_mm +
+scaling at 4096^3 and 8192^3; students are graded at 0.8x of it.
 """
 
 from pathlib import Path
@@ -12,24 +13,65 @@ import torch
 
 from grader.backends.cuda import SourceModule
 
-SOURCE = (Path(__file__).parent / "int8_matmul.cu").read_text()
-BM, BN, THREADS = 64, 64, 128  # BM, BN and THREADS in int8_matmul.cu (not yet tuned on a GPU)
-_kernel = None
+HERE = Path(__file__).resolve().parent
+# The shared body's text, then this lab's: one source, so that a compile cache keyed by the text
+# sees an edit of either.
+SOURCE = (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
+    (HERE / "int8_matmul.cu").read_text()
+# Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) is a kernel of
+# int8_matmul.cu, int8_matmul_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. 128 x 256
+# with 8 warps of 64 x 64, K tiles of 128 bytes, 3 stages: the bytes per K tile of lab10's
+# float16 sweep winner (BK 64, H200, docs/perf.md). Not yet tuned on a GPU. The lab's CUDA
+# solution (labs/lab14_int8_matmul) runs these same constants.
+TILE = "128x256_2x4"  # not yet tuned on a GPU
+BK = 128  # bytes; not yet tuned on a GPU
+STAGES = 3  # not yet tuned on a GPU
+GROUP_M = 16  # tile rows per group of the numbering; not yet tuned on a GPU
+# The sweep's candidates (tried in turn, in this order, the others held at their best so far);
+# their cross product is instantiated (8 kernels).
+TUNE = {"TILE": ("128x256_2x4", "128x128_2x2"), "BK": (64, 128), "STAGES": (3, 4),
+        "GROUP_M": (8, 16)}
+# Rows not 16-byte aligned: int8_matmul_kernel_unaligned, byte-wise copies (any shape).
+UNALIGNED = ("64x64_2x2", 64, 2)  # its tile, BK and STAGES in int8_matmul.cu
+_module = None
+_kernels: dict = {}
+
+
+def _cdiv(x: int, y: int) -> int:
+    return -(-x // y)
+
+
+def _kernel(name: str):
+    global _module
+    if _module is None:  # templates: each kernel is extern "C" itself
+        _module = SourceModule(SOURCE, no_extern_c=True)
+    if name not in _kernels:
+        _kernels[name] = _module.get_function(name)
+    return _kernels[name]
 
 
 def int8_matmul_cuda(a: torch.Tensor, b: torch.Tensor, s_row: torch.Tensor,
                      s_col: torch.Tensor, c: torch.Tensor) -> None:
-    global _kernel
-    if _kernel is None:  # <mma.h> is C++: the kernel is extern "C" itself
-        _kernel = SourceModule(SOURCE, no_extern_c=True).get_function("int8_matmul_kernel")
     m, k = a.shape
     n = b.shape[0]
     assert b.shape[1] == k and c.shape == (m, n) and s_row.shape == (m,) and s_col.shape == (n,), \
         f"a {tuple(a.shape)}, b {tuple(b.shape)}, c {tuple(c.shape)}"
     assert a.stride(1) == 1 and b.stride(1) == 1 and c.is_contiguous() \
         and s_row.is_contiguous() and s_col.is_contiguous(), "rows must be contiguous"
-    tiles = -(-m // BM) * -(-n // BN)
-    _kernel(np.uintp(a.data_ptr()), np.uintp(b.data_ptr()), np.uintp(s_row.data_ptr()),
-            np.uintp(s_col.data_ptr()), np.uintp(c.data_ptr()), np.int32(m), np.int32(n),
-            np.int32(k), np.int32(a.stride(0)), np.int32(b.stride(0)),
-            block=(THREADS, 1, 1), grid=(tiles, 1))
+    if m == 0 or n == 0:
+        return
+    # 16-byte cp.async pieces need every piece of a row wholly inside or outside it and aligned.
+    aligned = k % 16 == 0 and all(t.stride(0) % 16 == 0 and t.data_ptr() % 16 == 0
+                                  for t in (a, b))
+    if aligned:
+        tile, bk, stages = TILE, BK, STAGES  # read per call: the tuner sets them
+        name = f"int8_matmul_kernel_{tile}_{bk}_{stages}"
+    else:
+        (tile, bk, stages), name = UNALIGNED, "int8_matmul_kernel_unaligned"
+    bm, bn, warps_m, warps_n = (int(v) for v in tile.replace("_", "x").split("x"))
+    shared = stages * (bm + bn) * bk  # SMEM_BYTES in linear_wmma.cuh (unpadded slices)
+    _kernel(name)(
+        np.uintp(a.data_ptr()), np.uintp(b.data_ptr()), np.uintp(s_row.data_ptr()),
+        np.uintp(s_col.data_ptr()), np.uintp(c.data_ptr()), np.int32(m), np.int32(n),
+        np.int32(k), np.int32(a.stride(0)), np.int32(b.stride(0)), np.int32(GROUP_M),
+        block=(warps_m * warps_n * 32, 1, 1), grid=(_cdiv(m, bm) * _cdiv(n, bn), 1), shared=shared)

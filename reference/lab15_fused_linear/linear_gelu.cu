@@ -1,136 +1,82 @@
 // Reference CUDA linear layer with a fused GELU for lab15 (hidden from students): the perf bar of
-// linear_gelu, y = gelu_tanh(x @ w.T + b) in bfloat16, written only with what the lab teaches:
-// WMMA fragments of __nv_bfloat16 and a float accumulator, fed from shared tiles stored slice by
-// slice (each 16 x 16 fragment 512 contiguous bytes), the bias and GELU (tanhf) applied per
-// element through a per-warp float scratch tile, one rounding to bfloat16. No mma.sync PTX, no
-// wgmma, no TMA.
+// linear_gelu, y = gelu_tanh(x @ w.T + b) in bfloat16. The GEMM is the shared pipelined WMMA
+// body, reference/common/linear_wmma.cuh (this file is compiled after its text:
+// linear_gelu_cuda.py): __nv_bfloat16 fragments, a float accumulator, cp.async K tiles STAGES
+// deep; here only the epilogue and the kernels.
 //
-// Work (lab.toml's `flops`): 2 m n k. Minimum traffic: 2 (m k + n k + n + m n) bytes.
+// Work (lab.toml's `flops`): 2 m n k. Byte ledger of the minimum: read x, w and b once, write
+// y once, 2 (m k + n k + n + m n) bytes. This kernel reads a tile of x once per tile column of
+// y and a tile of w once per tile row (BM BN / (BM + BN) FLOPs per byte fetched: 85 at
+// 128 x 256; the grouped numbering keeps most re-reads in the L2), b once per tile row, and
+// writes y once, 16 bytes per store.
 //
-// The lab's solution with a grouped numbering of the tiles. NOT yet tuned on a GPU (no
-// cp.async pipeline, 64 x 64 tiles): the constants are a first guess; benchmarks/
-// tune_references.py has not measured it against the target (0.45x cuBLAS + a GELU kernel).
-#include <cuda_bf16.h>
-#include <mma.h>
-using namespace nvcuda;
+// Two regimes, two sets of tiles (linear_gelu_cuda.py picks by m):
+//   - decode (m <= 128; the perf shape m = 64, n = k = 4096): the 32 MB of w dominate and the
+//     products are few; what matters is how many bytes of w are in flight across the SMs. BM =
+//     64 covers m in one or two tile rows; BN = 32 gives 128 blocks at n = 4096 (one per SM of
+//     an H100's 132), BN = 64 half as many with twice the bytes each; 4 warps, 4 buffers of BK =
+//     64 or 128 (3 K tiles in flight; 54 to 136 KiB of shared memory a block).
+//   - prefill (m > 128; the perf shape 4096^3): compute-bound, lab10's tiles: 128 x 256 with 8
+//     warps of 64 x 64 (one block per SM: 255 registers a thread), 128 x 128 with 4 warps of
+//     64 x 64 (two blocks per SM, where their shared memory fits: one block's barrier is the
+//     other's work).
+// Rows that are not 16-byte aligned (w padded by an odd count, an odd k) take one element-wise
+// kernel instead (linear_gelu_kernel_unaligned): correct at any shape, slow.
+//
+// The epilogue in float32 on the accumulator: v = acc + b[col], then GELU's tanh form written
+// as v * sigmoid(2 u): 0.5 v (1 + tanh(u)) = v / (1 + exp(-2 u)), u = sqrt(2 / pi) (v + 0.044715
+// v^3): the same function without tanh's cancellation at 1 + tanh(u) ~ 0 (v below about -3),
+// one __expf and one __fdividef instead of tanhf (__expf errs by 2 + 1.17 |2 u| ulp, __fdividef
+// by 2: under 4e-6 relative for |v| <= 6, far below bfloat16's half ulp, 3.9e-3). Not an IEEE
+// division: its slow path is a called subroutine, whose calling convention spilled registers
+// at 255. exp(-2 u) passes 2^126 for v below about -10, and __fdividef then returns 0, where
+// gelu is below 1e-30 (atol 1e-4). One rounding to bfloat16.
 
-#define BM 64    // rows of y per block
-#define BN 64    // columns of y per block
-#define BK 32    // depth of one K tile, in elements
-#define WM 32    // rows of y per warp
-#define WN 32    // columns of y per warp
-#define THREADS ((BM / WM) * (BN / WN) * 32)  // 4 warps
-#define SLICES (BK / 16)  // 16-deep slices of a K tile
-#define PIECES (BK / 8)   // 16-byte pieces of a row of a K tile
-#define FM (WM / 16)      // fragments of a warp, down
-#define FN (WN / 16)      // ... and across
-#define GROUP_M 16        // tile rows per group of the numbering
+// The bias and GELU of one element of y (row unused: the bias is per column).
+struct BiasGelu {
+    const __nv_bfloat16 *__restrict__ bias;  // [n]
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-linear_gelu_kernel(const __nv_bfloat16 *__restrict__ x,  // m x k, rows stride_xm apart
-                   const __nv_bfloat16 *__restrict__ w,  // n x k (W^T col-major), stride_wn apart
-                   const __nv_bfloat16 *__restrict__ b,  // [n]
-                   __nv_bfloat16 *__restrict__ y,        // m x n, contiguous
-                   int m,                                // rows of x and y
-                   int n,                                // rows of w, columns of y
-                   int k,                                // columns of x and w
-                   int stride_xm,                        // elements between rows of x
-                   int stride_wn)                        // elements between rows of w
-{
-    // K tiles slice by slice: xs[s][r][q] = x[row0 + r][k0 + 16 s + q]. Each 16 x 16 fragment
-    // is 512 contiguous bytes, 32-byte aligned (ldm 16).
-    __shared__ __align__(32) __nv_bfloat16 xs[SLICES][BM][16];
-    __shared__ __align__(32) __nv_bfloat16 ws[SLICES][BN][16];
-    __shared__ __align__(32) float scratch[THREADS / 32][16 * 16];  // a warp's epilogue tile
-
-    // The tile of y, numbered in groups of GROUP_M tile rows (lab10): the blocks running
-    // together share their tiles of x and w in the L2.
-    const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
-    const int per_group = GROUP_M * tiles_n, first_m = blockIdx.x / per_group * GROUP_M;
-    const int group_rows = min(tiles_m - first_m, GROUP_M);  // the last group may be short
-    const int row0 = (first_m + blockIdx.x % per_group % group_rows) * BM;
-    const int col0 = blockIdx.x % per_group / group_rows * BN;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wr = warp / (BN / WN) * WM, wc = warp % (BN / WN) * WN;  // the warp's piece
-
-    // 16-byte pieces where each is wholly inside or outside and aligned; the same for all.
-    const bool vec = k % 8 == 0 && stride_xm % 8 == 0 && stride_wn % 8 == 0 &&
-                     reinterpret_cast<size_t>(x) % 16 == 0 &&
-                     reinterpret_cast<size_t>(w) % 16 == 0;
-    const __nv_bfloat16 bzero = __float2bfloat16(0.0f);
-
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa[FM];
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb[FN];
-
-    for (int k0 = 0; k0 < k; k0 += BK) {
-        if (vec) {
-            for (int e = threadIdx.x; e < BM * PIECES; e += THREADS) {  // 2 pieces a thread
-                const int r = e / PIECES, p = e % PIECES, kk = k0 + 8 * p;
-                const int4 zero = make_int4(0, 0, 0, 0);
-                const __nv_bfloat16 *px = x + (long long)(row0 + r) * stride_xm + kk;  // 64-bit
-                const __nv_bfloat16 *pw = w + (long long)(col0 + r) * stride_wn + kk;
-                *reinterpret_cast<int4 *>(&xs[p / 2][r][8 * (p % 2)]) =
-                    row0 + r < m && kk < k ? *reinterpret_cast<const int4 *>(px) : zero;
-                *reinterpret_cast<int4 *>(&ws[p / 2][r][8 * (p % 2)]) =
-                    col0 + r < n && kk < k ? *reinterpret_cast<const int4 *>(pw) : zero;
-            }
-        } else {  // element by element: zeros past m, n or k
-            for (int e = threadIdx.x; e < BM * BK; e += THREADS) {
-                const int r = e / BK, q = e % BK, kk = k0 + q;
-                xs[q / 16][r][q % 16] =
-                    row0 + r < m && kk < k ? x[(long long)(row0 + r) * stride_xm + kk] : bzero;
-                ws[q / 16][r][q % 16] =
-                    col0 + r < n && kk < k ? w[(long long)(col0 + r) * stride_wn + kk] : bzero;
-            }
-        }
-        __syncthreads();  // the tiles are complete before any warp loads a fragment
-#pragma unroll
-        for (int s = 0; s < SLICES; ++s) {
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-                wmma::load_matrix_sync(fa[i], &xs[s][wr + 16 * i][0], 16);
-#pragma unroll
-            for (int j = 0; j < FN; ++j)
-                wmma::load_matrix_sync(fb[j], &ws[s][wc + 16 * j][0], 16);
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-#pragma unroll
-                for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
-        }
-        __syncthreads();  // every warp is done with the tiles before they are refilled
+    __device__ __forceinline__ float operator()(float acc, int, int col) const
+    {
+        const float v = acc + __bfloat162float(bias[col]);
+        const float u = 0.7978845608f * (v + 0.044715f * v * v * v);  // sqrt(2 / pi) (...)
+        return __fdividef(v, 1.0f + __expf(-2.0f * u));
     }
+};
 
-    // Epilogue: float accumulator -> scratch tile -> 8 elements per lane: the bias, GELU's
-    // tanh form in float32, one rounding to bfloat16.
-    float *mine = scratch[warp];
-#pragma unroll
-    for (int i = 0; i < FM; ++i) {
-#pragma unroll
-        for (int j = 0; j < FN; ++j) {
-            const int frow = row0 + wr + 16 * i, fcol = col0 + wc + 16 * j;
-            if (frow >= m || fcol >= n) continue;  // the whole warp skips a fragment past y
-            wmma::store_matrix_sync(mine, acc[i][j], 16, wmma::mem_row_major);
-            __syncwarp();  // the lanes read what other lanes stored
-            const int row = frow + lane / 2, h = lane % 2 * 8;
-            if (row < m) {
-                __nv_bfloat16 *out = y + (long long)row * n;
-#pragma unroll
-                for (int q = 0; q < 8; ++q) {
-                    const int col = fcol + h + q;
-                    if (col < n) {
-                        const float v = mine[(lane / 2) * 16 + h + q] + __bfloat162float(b[col]);
-                        const float g =
-                            0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-                        out[col] = __float2bfloat16_rn(g);
-                    }
-                }
-            }
-            __syncwarp();  // read before the next fragment overwrites the scratch tile
-        }
+// One kernel per (tile, warps, BK, STAGES) of TUNE in linear_gelu_cuda.py, named
+// linear_gelu_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. MIN_BLOCKS (blocks per SM
+// for __launch_bounds__): 2 for 128 x 128 with 4 warps (up to 255 registers a thread still),
+// 1 for the others. ASYNC: 16-byte cp.async copies (aligned rows) or element-wise ones.
+#define LINEAR_GELU_KERNEL(NAME, BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_, ASYNC_)                \
+    extern "C" __global__ void __launch_bounds__(WM_ * WN_ * 32, MIN_BLOCKS_)                      \
+        NAME(const __nv_bfloat16 *__restrict__ x, /* m x k, rows stride_xm apart */                \
+             const __nv_bfloat16 *__restrict__ w, /* n x k, rows stride_wn apart */                \
+             const __nv_bfloat16 *__restrict__ b, /* [n] */                                        \
+             __nv_bfloat16 *__restrict__ y,       /* m x n, contiguous */                          \
+             int m, int n, int k, int stride_xm, int stride_wn, int group_m)                       \
+    {                                                                                              \
+        extern __shared__ __align__(128) unsigned char smem[];                                     \
+        linear_wmma::gemm<__nv_bfloat16, BM_, BN_, BK_, WM_, WN_, ST_, MIN_BLOCKS_, ASYNC_>(       \
+            smem, x, w, y, m, n, k, stride_xm, stride_wn, group_m, BiasGelu{b});                   \
     }
-}
+#define LINEAR_GELU_TUNED(BM_, BN_, WM_, WN_, BK_, ST_, MIN_BLOCKS_)                               \
+    LINEAR_GELU_KERNEL(linear_gelu_kernel_##BM_##x##BN_##_##WM_##x##WN_##_##BK_##_##ST_, BM_, BN_, \
+                       WM_, WN_, BK_, ST_, MIN_BLOCKS_, true)
+
+// Decode: each tile at BK 64 and 128, 4 stages.
+LINEAR_GELU_TUNED(64, 32, 2, 2, 64, 4, 1)
+LINEAR_GELU_TUNED(64, 32, 2, 2, 128, 4, 1)
+LINEAR_GELU_TUNED(64, 64, 2, 2, 64, 4, 1)
+LINEAR_GELU_TUNED(64, 64, 2, 2, 128, 4, 1)
+// Prefill: each tile at BK 32 and 64, 3 and 4 stages.
+LINEAR_GELU_TUNED(128, 256, 2, 4, 32, 3, 1)
+LINEAR_GELU_TUNED(128, 256, 2, 4, 32, 4, 1)
+LINEAR_GELU_TUNED(128, 256, 2, 4, 64, 3, 1)
+LINEAR_GELU_TUNED(128, 256, 2, 4, 64, 4, 1)
+LINEAR_GELU_TUNED(128, 128, 2, 2, 32, 3, 2)
+LINEAR_GELU_TUNED(128, 128, 2, 2, 32, 4, 2)
+LINEAR_GELU_TUNED(128, 128, 2, 2, 64, 3, 2)
+LINEAR_GELU_TUNED(128, 128, 2, 2, 64, 4, 2)
+// Unaligned rows: 64 x 64, 4 warps, BK 32, 2 buffers (the copies are synchronous).
+LINEAR_GELU_KERNEL(linear_gelu_kernel_unaligned, 64, 64, 2, 2, 32, 2, 1, false)
