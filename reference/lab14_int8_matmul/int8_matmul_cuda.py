@@ -19,14 +19,15 @@ HERE = Path(__file__).resolve().parent
 SOURCE = (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
     (HERE / "int8_matmul.cu").read_text()
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) is a kernel of
-# int8_matmul.cu, int8_matmul_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. 128 x 256
-# with 8 warps of 64 x 64, K tiles of 128 bytes, 3 stages: the bytes per K tile of lab10's
-# float16 sweep winner (BK 64, H200, docs/perf.md). Not yet tuned on a GPU. The lab's CUDA
-# solution (labs/lab14_int8_matmul) runs these same constants.
-TILE = "128x256_2x4"  # not yet tuned on a GPU
-BK = 128  # bytes; not yet tuned on a GPU
-STAGES = 3  # not yet tuned on a GPU
-GROUP_M = 16  # tile rows per group of the numbering; not yet tuned on a GPU
+# int8_matmul.cu, int8_matmul_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. Swept on an
+# H100 (2026-12-06, `benchmarks/tune_references.py lab14`): 128 x 256 with 8 warps of 64 x 64
+# (361 TFLOP/s mean against 323 for 128 x 128), K tiles of 64 bytes (402 against 357 at 128),
+# 3 stages (4: within 1%): 387-408 TFLOP/s, 0.72-1.05x torch._int_mm + scaling (docs/perf.md).
+# The lab's CUDA solution (labs/lab14_int8_matmul) runs these same constants.
+TILE = "128x256_2x4"
+BK = 64  # bytes
+STAGES = 3
+GROUP_M = 16  # tile rows per group of the numbering
 # The sweep's candidates (tried in turn, in this order, the others held at their best so far);
 # their cross product is instantiated (8 kernels).
 TUNE = {"TILE": ("128x256_2x4", "128x128_2x2"), "BK": (64, 128), "STAGES": (3, 4),
