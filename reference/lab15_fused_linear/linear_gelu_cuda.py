@@ -22,18 +22,17 @@ SOURCE = (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) and each
 # (DECODE_TILE, DECODE_BK, DECODE_STAGES) is a kernel of linear_gelu.cu,
 # linear_gelu_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>.
-# Prefill, m > DECODE_M: compute-bound. 128 x 256 with 8 warps of 64 x 64 at BK 64, 3 stages:
-# lab10's sweep winner for the same pipeline (H200, docs/perf.md). Not yet tuned on a GPU.
-TILE = "128x256_2x4"  # not yet tuned on a GPU
-BK = 64  # not yet tuned on a GPU
-STAGES = 3  # not yet tuned on a GPU
-GROUP_M = 16  # tile rows per group of the numbering; not yet tuned on a GPU
-# Decode, m <= DECODE_M: the read of w dominates. 64 x 32 tiles (128 blocks at n = 4096, about
-# one per SM), 4 warps, 4 buffers of BK 128 (x's and w's, 25.5 KiB a K tile, 3 in flight).
-# Not yet tuned on a GPU.
+# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`): prefill (m > DECODE_M,
+# compute-bound) 128 x 256 with 8 warps of 64 x 64, BK 32, 4 stages: 193-197 TFLOP/s at 4096^3
+# (every candidate 183-196), 0.29x cuBLAS + a GELU kernel where lab.toml asks 0.45x; decode (m <= DECODE_M, the read of w dominates) 64 x 32 tiles (128 blocks at
+# n = 4096), 4 warps, BK 128: 47-48 TFLOP/s, 0.43x (64 x 64: 38).
+TILE = "128x256_2x4"
+BK = 32
+STAGES = 4
+GROUP_M = 8  # tile rows per group of the numbering
 DECODE_M = 128  # two 64-row tile rows at most
-DECODE_TILE = "64x32_2x2"  # not yet tuned on a GPU
-DECODE_BK = 128  # not yet tuned on a GPU
+DECODE_TILE = "64x32_2x2"
+DECODE_BK = 128
 DECODE_STAGES = 4  # the one depth linear_gelu.cu instantiates for decode
 # The sweep's candidates (tried in turn, in this order, the others held at their best so far).
 # The cross product of each regime's candidates is instantiated (8 + 4 kernels): 128 x 256 and

@@ -1,13 +1,16 @@
 # impl: cuda
+# exercise: linear_gelu
 # status: race
+# reason: [m=24, k=256, n=40, bfloat16]
 # reason: depends on thread order
-# (the barrier after the multiply-adds left out: a fast warp refills the shared tiles with the
-#  next K tile while a slower one is still loading fragments of this one. Shapes with one K
-#  tile (k <= 32) never refill and pass; the others are wrong or not, depending on the order
-#  the warps run in.)
+# (the K loop's one barrier left out: a fast warp loads the next K tile's fragments before
+#  slower threads' copies of it have landed (each thread waits for its own copies only), and
+#  its refill overwrites a buffer that a slower warp is still loading fragments from. Shapes
+#  with one K tile (k <= 128 at m <= 128) end the loop at its first barrier's place and pass;
+#  k = 256 is wrong or not, depending on the order the warps run in.)
 
 # %% edit linear_gelu_cu
 # <<<
-#         __syncthreads();  // every warp is done with the tiles before they are refilled
+#                 __syncthreads();  // ... every thread's; every warp is done loading tile t
 # ===
 # >>>

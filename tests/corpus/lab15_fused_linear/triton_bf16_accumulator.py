@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: linear_gelu
 # status: fail
 # reason: elements differ
 # (the running sum kept in bfloat16: each K tile's float32 dot is added to a bfloat16

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: linear_gelu
 # perf: yes
 # device: gpu
 # status: fail
@@ -8,7 +9,9 @@
 #  applies GELU and writes y. The same arithmetic as the fused kernel (v is not rounded to
 #  bfloat16 in between: that second rounding alone fails the tolerance near v = -2), so correct
 #  everywhere, but y's worth of traffic three times over (4 bytes written, 4 read, 2 written
-#  per element instead of 2) and a second launch, on top of an untuned 64 x 64 GEMM.)
+#  per element instead of 2) and a second launch, on top of an untuned 64 x 64 x 32 GEMM.
+#  The untuned GEMM is most of its time: with the solution's tiles, the second pass costs about
+#  a fifth of the prefill time, near the 0.8 bar, where no verdict can be promised.)
 
 # %% edit linear_gelu_triton
 # <<<
@@ -35,10 +38,12 @@
 # def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 # >>>
 # <<<
-#     linear_gelu_kernel[grid](x, w, b, y, m, n, k, x.stride(0), w.stride(0),
-#                              BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=BLOCK_SIZE_N,
-#                              BLOCK_SIZE_K=BLOCK_SIZE_K, num_warps=4)
+#     if m <= 128:  # decode: one tile of rows; narrow columns keep every SM reading w
+# ~~~
+#                              BLOCK_SIZE_K=BLOCK_SIZE_K, num_warps=warps, num_stages=stages)
 # ===
+#     BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K = 64, 64, 32
+#     grid = (triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, BLOCK_SIZE_N),)
 #     v = torch.empty((m, n), dtype=torch.float32, device=y.device)  # x . w^T + b
 #     linear_gelu_kernel[grid](x, w, b, v, m, n, k, x.stride(0), w.stride(0),
 #                              BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=BLOCK_SIZE_N,

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: linear_gelu
 # status: fail
 # reason: [m=16, k=16, n=16, bfloat16]
 # reason: elements differ

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: linear_gelu
 # status: not_implemented
 # reason: not implemented
 # (The release's Triton stub, as a student first receives it: the grader must say "not
