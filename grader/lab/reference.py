@@ -54,8 +54,9 @@ def digest(ex: Exercise, impl: str, *also) -> str:
 
     folder = path(ex, impl).parent
     h = hashlib.sha256()
-    for f in [*source_files(folder), *(f for d in shared_folders() for f in source_files(d))]:
-        h.update(str(f.relative_to(paths.REFERENCE)).encode() + f.read_bytes())
+    for top in (folder, *shared_folders()):
+        for f in source_files(top):
+            h.update(f"{top.name}/{f.relative_to(top)}".encode() + f.read_bytes())
     h.update(json.dumps([ex.key, impl, *also], sort_keys=True).encode())
     return h.hexdigest()[:32]
 
