@@ -21,21 +21,17 @@ using namespace nvcuda;
 #define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
 #define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
 
-template <typename T> __device__ __forceinline__ T from_float(float x);
-template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x)
+// Two floats rounded to T (a in the low half), as the 32 bits of a uint4's component.
+template <typename T> __device__ __forceinline__ unsigned pack(float a, float b);
+template <> __device__ __forceinline__ unsigned pack<__nv_bfloat16>(float a, float b)
 {
-    return __float2bfloat16_rn(x);
+    __nv_bfloat162 pair = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&pair);
 }
-template <> __device__ __forceinline__ __half from_float<__half>(float x)
+template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
 {
-    return __float2half_rn(x);
-}
-
-// Two floats rounded to T, as the 32 bits of a uint4's component.
-template <typename T> __device__ __forceinline__ unsigned pack(float a, float b)
-{
-    T pair[2] = {from_float<T>(a), from_float<T>(b)};
-    return *reinterpret_cast<unsigned *>(pair);
+    __half2 pair = __floats2half2_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&pair);
 }
 
 // This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head (s x D) into tile,
