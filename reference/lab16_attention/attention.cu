@@ -194,8 +194,10 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 #pragma unroll
         for (int c = 0; c < D / 16; ++c) {
             const float4 a = acc[2 * c], b = acc[2 * c + 1];
-            out[c] = make_uint4(pack<T>(a.x * inv_l, a.y * inv_l), pack<T>(a.z * inv_l, a.w * inv_l),
-                                pack<T>(b.x * inv_l, b.y * inv_l), pack<T>(b.z * inv_l, b.w * inv_l));
+            out[c] = make_uint4(pack<T>(a.x * inv_l, a.y * inv_l),
+                                pack<T>(a.z * inv_l, a.w * inv_l),
+                                pack<T>(b.x * inv_l, b.y * inv_l),
+                                pack<T>(b.z * inv_l, b.w * inv_l));
         }
     }
 }
