@@ -10,14 +10,15 @@
 # query `r` sees only the keys `c ≤ r`: the scores above the diagonal are `-inf` before the
 # softmax.
 #
-# Written as torch reads it, that is three kernels and an `s × s` matrix that goes to memory
-# and back twice: at `s = 4096` and 64 heads, 4.3 GB of float32 scores to compute 0.3 TFLOP.
+# Written out plainly, `torch.softmax(q @ k.transpose(-1, -2) * scale, dim=-1) @ v`, that is
+# three kernels and an `s × s` matrix that goes to memory and back twice: at `s = 4096` and 64
+# heads, 4.3 GB of float32 scores to compute 0.3 TFLOP.
 # **FlashAttention** never writes it. One program owns a tile of queries, keeps it on chip,
 # and streams the keys and values past it a tile at a time: for each K/V tile it computes the
 # scores of its queries against those keys, folds them into a softmax that is still running,
-# and adds the tile's share of `p · v` to its output. This is lab 07's **online softmax**
-# (a running max `m` and a running sum `l` per row), with a third running quantity, the output
-# row itself:
+# and adds the tile's share of `p · v` to its output. This is the **online softmax**: lab 07's
+# row softmax taken one tile of the row at a time, with a running max `m` and a running sum `l`
+# per row, and here a third running quantity, the output row itself:
 #
 #     for each K/V tile:
 #         x      = q_tile · k_tileᵀ · scale                (scores of this tile, float32)
@@ -48,7 +49,8 @@
 #    cores too, and they take 16-bit operands; its sum is float32.
 # 4. **Round `o` once**, at the store, after dividing by `l`.
 #
-# The check compares with torch's float64 attention, at one ulp of the dtype relative.
+# The check compares with torch's float64 attention, at one ulp of the dtype relative (and an
+# absolute margin for the rounding of `p`, where `o` is near zero).
 #
 # **What you will learn**
 # - the online softmax with a rescaled accumulator: attention in one pass, `O(s)` memory;
@@ -235,7 +237,7 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # | call | here |
 # |---|---|
 # | `wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];` | the warp's 16 queries, `d` wide: loaded once, kept in registers |
-# | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;` | 16 keys × 16 of `d` of `kᵀ`: `kᵀ` is `k` read column-major, `&ks[16 j][16 i]`, `ldm` the shared row |
+# | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;` | a 16 × 16 block of `kᵀ` (16 of `d` by 16 keys): `kᵀ` is `k` read column-major, `&ks[16 j][16 i]`, `ldm` the shared row |
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;` | 16 keys × 16 of `d` of `v`, row-major |
 # | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;` | the float32 sums |
 # | `wmma::store_matrix_sync(ptr, c, ldm, wmma::mem_row_major)`, `wmma::load_matrix_sync(c, ptr, ldm, wmma::mem_row_major)` | an accumulator to and from shared memory |
