@@ -1,0 +1,219 @@
+// Reference CUDA attention (FlashAttention's forward pass) for lab16's `attention`, WMMA only.
+//
+// One block per BM = 16 WARPS queries of one head; each warp owns 16 queries, their q fragments
+// held in registers for the whole loop. K and V stream through shared memory BN keys at a time,
+// double-buffered: cp.async copies tile t + 1 while the warps multiply tile t. Per tile and
+// warp: the 16 x BN scores (WMMA, float32) to a scratch tile; lanes 2r and 2r + 1 run row r's
+// online softmax (max and sum in float32, base 2, combined with one shuffle), write p rounded to
+// T, and rescale their half of the row's float32 accumulator, kept in shared memory (an
+// accumulator fragment's layout is opaque, so a per-row factor cannot be applied in registers);
+// then acc += p . v, a fragment of the accumulator at a time. Causal blocks stop at the diagonal.
+//
+// Work: 4 s^2 d per head (full), 4 d s (s + 1) / 2 (causal). Traffic: q and o once, k and v once
+// per query tile (from L2 mostly).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
+using namespace nvcuda;
+
+#define BN 64     // keys per K/V tile
+#define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
+#define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
+
+// Two floats rounded to T (a in the low half), as the 32 bits of a uint4's component.
+template <typename T> __device__ __forceinline__ unsigned pack(float a, float b);
+template <> __device__ __forceinline__ unsigned pack<__nv_bfloat16>(float a, float b)
+{
+    __nv_bfloat162 pair = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&pair);
+}
+template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
+{
+    __half2 pair = __floats2half2_rn(a, b);
+    return *reinterpret_cast<unsigned *>(&pair);
+}
+
+// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head (s x D) into tile,
+// zero-filled past row s (a copy of 0 bytes that fills 16; its source is never read).
+template <typename T, int D, int ROWS, int THREADS>
+__device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                           int row0, int s)
+{
+    constexpr int PIECES = ROWS * D / 8;
+    for (int p = threadIdx.x; p < PIECES; p += THREADS) {
+        const int r = p / (D / 8), c = p % (D / 8) * 8;
+        const bool inside = row0 + r < s;
+        __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head,
+                                16, inside ? 0 : 16);
+    }
+}
+
+// Shared memory: STAGES x {BN keys, BN values} of T (q passes through stage 1's before the loop),
+// then per warp 16 x (BN + PAD_F) float scores, 16 x (BN + PAD_T) T probabilities and
+// 16 x (D + PAD_F) float accumulators. SMEM_BYTES in attention_cuda.py.
+template <typename T, int D, int WARPS>
+__device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
+                                               const T *__restrict__ v, T *__restrict__ o, int s,
+                                               float scale_log2, int causal)
+{
+    constexpr int THREADS = WARPS * 32, BM = 16 * WARPS;
+    constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T, LDO = D + PAD_F;
+    static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
+    extern __shared__ __align__(128) unsigned char smem[];
+    T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
+    float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + 2);
+    T(*ps)[16][LDP] = reinterpret_cast<T(*)[16][LDP]>(ss + WARPS);
+    float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int row0 = blockIdx.x * BM;
+    const long long head = (long long)blockIdx.y * s * D;
+    q += head;
+    k += head;
+    v += head;
+    o += head;
+    const int end = causal ? min(s, row0 + BM) : s;
+    const int tiles = (end + BN - 1) / BN;
+
+    // Tile 0 into stage 0, q into stage 1 (its BN + BN rows hold BM queries), one group each.
+    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
+    __pipeline_commit();
+    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    __pipeline_commit();
+    for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
+    const T(*qs)[LDT] = kv[1][0];  // BM rows, running on into kv[1][1]
+#pragma unroll
+    for (int i = 0; i < D / 16; ++i) wmma::load_matrix_sync(qf[i], &qs[16 * warp][16 * i], LDT);
+
+    const int r = lane / 2, half = lane % 2;
+    const int row = row0 + 16 * warp + r;
+    float m = -INFINITY, l = 0.0f;
+    for (int t = 0; t < tiles; ++t) {
+        const int n0 = t * BN, cur = t % 2;
+        __syncthreads();  // every warp is done with stage 1 - cur (tile t - 1, or q)
+        if (t + 1 < tiles) {
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
+        }
+        __pipeline_commit();        // (empty on the last tile: the count below stays right)
+        __pipeline_wait_prior(1);   // tile t has landed (this thread's copies)...
+        __syncthreads();            // ... every thread's
+        const T(*ks)[LDT] = kv[cur][0];
+        const T(*vs)[LDT] = kv[cur][1];
+
+#pragma unroll
+        for (int j = 0; j < BN / 16; ++j) {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+            wmma::fill_fragment(c, 0.0f);
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
+                wmma::load_matrix_sync(kf, &ks[16 * j][16 * i], LDT);
+                wmma::mma_sync(c, qf[i], kf, c);
+            }
+            wmma::store_matrix_sync(&ss[warp][0][16 * j], c, LDS, wmma::mem_row_major);
+        }
+        __syncwarp();
+
+        // Tiles wholly inside s and below the diagonal need no mask (every causal tile but the
+        // diagonal's, every full tile but a tail).
+        const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
+        float x[BN / 2];
+        float tile_max = -INFINITY;
+        const float4 *src = reinterpret_cast<const float4 *>(&ss[warp][r][half * (BN / 2)]);
+#pragma unroll
+        for (int c4 = 0; c4 < BN / 8; ++c4) {
+            const float4 f = src[c4];
+            const float g[4] = {f.x, f.y, f.z, f.w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int c = 4 * c4 + e, key = n0 + half * (BN / 2) + c;
+                x[c] = g[e] * scale_log2;
+                if (masked && (key >= s || (causal && key > row))) x[c] = -INFINITY;
+                tile_max = fmaxf(tile_max, x[c]);
+            }
+        }
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+        const float m_new = fmaxf(m, tile_max);
+        const float alpha = exp2f(m - m_new);
+        float sum = 0.0f;
+        unsigned packed[BN / 4];
+#pragma unroll
+        for (int c = 0; c < BN / 2; c += 2) {
+            const float p0 = exp2f(x[c] - m_new), p1 = exp2f(x[c + 1] - m_new);
+            sum += p0 + p1;
+            packed[c / 2] = pack<T>(p0, p1);
+        }
+        uint4 *dst = reinterpret_cast<uint4 *>(&ps[warp][r][half * (BN / 2)]);  // 8 a store
+#pragma unroll
+        for (int c = 0; c < BN / 16; ++c)
+            dst[c] = make_uint4(packed[4 * c], packed[4 * c + 1], packed[4 * c + 2],
+                                packed[4 * c + 3]);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        l = l * alpha + sum;
+        m = m_new;
+        if (alpha != 1.0f) {  // the max moved for this row: rescale its half of the accumulator
+            float4 *acc = reinterpret_cast<float4 *>(&os[warp][r][half * (D / 2)]);
+#pragma unroll
+            for (int c = 0; c < D / 8; ++c) {
+                float4 a = acc[c];
+                a.x *= alpha, a.y *= alpha, a.z *= alpha, a.w *= alpha;
+                acc[c] = a;
+            }
+        }
+        __syncwarp();
+
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
+#pragma unroll
+        for (int i = 0; i < BN / 16; ++i) wmma::load_matrix_sync(pf[i], &ps[warp][0][16 * i], LDP);
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j) {
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+            wmma::load_matrix_sync(c, &os[warp][0][16 * j], LDO, wmma::mem_row_major);
+#pragma unroll
+            for (int i = 0; i < BN / 16; ++i) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
+                wmma::load_matrix_sync(vf, &vs[16 * i][16 * j], LDT);
+                wmma::mma_sync(c, pf[i], vf, c);
+            }
+            wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
+        }
+        __syncwarp();
+    }
+
+    // o = acc / l: the lane's D / 2 columns, 8 at a time, one 16-byte store each.
+    if (row < s) {
+        const float inv_l = 1.0f / l;
+        const float4 *acc = reinterpret_cast<const float4 *>(&os[warp][r][half * (D / 2)]);
+        uint4 *out = reinterpret_cast<uint4 *>(o + (long long)row * D + half * (D / 2));
+#pragma unroll
+        for (int c = 0; c < D / 16; ++c) {
+            const float4 a = acc[2 * c], b = acc[2 * c + 1];
+            out[c] = make_uint4(pack<T>(a.x * inv_l, a.y * inv_l),
+                                pack<T>(a.z * inv_l, a.w * inv_l),
+                                pack<T>(b.x * inv_l, b.y * inv_l),
+                                pack<T>(b.z * inv_l, b.w * inv_l));
+        }
+    }
+}
+
+// attention_kernel_<dtype>_d<D>_w<WARPS>: every combination the launcher may pick.
+#define ATTENTION_KERNEL(NAME, T, D, WARPS)                                                    \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
+        NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
+    {                                                                                         \
+        attention_tile<T, D, WARPS>(q, k, v, o, s, scale_log2, causal);                       \
+    }
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8)

@@ -1,0 +1,61 @@
+"""Reference CUDA attention launcher: the perf bar of lab16's `attention` (hidden from students).
+attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), q held per warp, K/V
+tiles double-buffered in shared memory through cp.async, the online softmax per row in
+registers, the accumulator in shared float tiles; causal blocks stop at the diagonal. Target
+(lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it. Not yet
+measured on a GPU.
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from grader.backends.cuda import SourceModule
+
+SOURCE = (Path(__file__).parent / "attention.cu").read_text()
+# Warps per block (16 queries each) per head dimension; read per call (benchmarks/
+# tune_references.py sets them). Not yet swept: 8 warps share each K/V tile among 128 queries.
+D64_WARPS = 8
+D128_WARPS = 8
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8)}
+BN = 64  # keys per K/V tile, as attention.cu's
+PAD_T, PAD_F = 8, 4  # as attention.cu's
+NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_module = None
+_kernels: dict = {}
+
+
+def _kernel(name: str):
+    global _module
+    if _module is None:  # templates: each kernel is extern "C" itself
+        _module = SourceModule(SOURCE, no_extern_c=True)
+    if name not in _kernels:
+        _kernels[name] = _module.get_function(name)
+    return _kernels[name]
+
+
+def smem_bytes(d: int, warps: int) -> int:
+    """attention.cu's shared memory: two stages of K and V tiles, then per warp the score,
+    probability and accumulator tiles."""
+    return 2 * 2 * BN * (d + PAD_T) * 2 + \
+        warps * 16 * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + (d + PAD_F) * 4)
+
+
+def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                   causal: int) -> None:
+    b, h, s, d = q.shape
+    assert k.shape == q.shape and v.shape == q.shape and o.shape == q.shape, \
+        f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}"
+    assert all(t.is_contiguous() and t.dtype == q.dtype for t in (q, k, v, o)), \
+        "q, k, v and o: contiguous, one dtype"
+    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)), "16-byte copies need alignment"
+    assert d in (64, 128) and q.dtype in NAMES, f"{q.dtype}, head dim {d}"
+    assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
+    warps = D64_WARPS if d == 64 else D128_WARPS
+    _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}")(
+        np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
+        np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
+        np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // (16 * warps)), b * h),
+        shared=smem_bytes(d, warps))
