@@ -18,12 +18,12 @@ from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "permute.cu").read_text()
 # Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab13`): threads per block
-# hardly matter for float32 (128, 256, 512 within 1%); 16-bit flip_inplace wanted 256
-# (2600 GB/s against 2176 at 128, scalar swaps). NARROW (interleave and
-# deinterleave move 8 bytes a thread on their narrow side, every access fully coalesced,
-# instead of 16 bytes on both sides, whose 32 bytes a thread on the wide side reach memory as
-# two half-coalesced uint4 accesses; see permute.cu): 3064-3077 GB/s against 2960-2991 for
-# interleave; deinterleave within 1% either way.
+# hardly matter for float32 (128, 256, 512 within 1%); 16-bit flip_inplace one pair a thread
+# wanted 256 (2600 GB/s against 2176 at 128), and its chunk pairs ran 3044 GB/s at 256.
+# NARROW (interleave and deinterleave move 8 bytes a thread on their narrow side, every access
+# fully coalesced, instead of 16 bytes on both sides, whose 32 bytes a thread on the wide side
+# reach memory as two half-coalesced uint4 accesses; see permute.cu): 3064-3077 GB/s against
+# 2960-2991 for interleave; deinterleave within 1% either way.
 THREADS = 128
 THREADS_16 = 256
 NARROW = True
