@@ -69,6 +69,27 @@ def test_a_copy_is_recorded_only_where_the_exercise_allows_it():
         a.copy_(b)
 
 
+def test_in_place_copies_and_fills_never_reach_torchs_dispatcher(monkeypatch):
+    """torch's copy_ of a CUDA tensor starts CUDA before its dispatch reaches a phantom (on a GPU
+    machine a phantom is a CUDA tensor, in a host that has no GPU): the recorder serves copy_,
+    fill_ and zero_ before torch does."""
+    rec = phantom.Recorder("cpu", allowed_ops=("copy_",))
+    a, b = rec.given(GEOM), rec.given(GEOM)
+
+    def dispatched(cls, func, types, args=(), kwargs=None):
+        raise AssertionError(f"{func} reached torch's dispatcher")
+    monkeypatch.setattr(phantom.Phantom, "__torch_dispatch__", classmethod(dispatched))
+    with rec.recording():
+        a.copy_(b)
+        a.fill_(2.0)
+        a.zero_()
+    assert [op["op"] for op in rec.stream.ops[-3:]] == ["copy", "fill", "fill"]
+    assert rec.stream.ops[-2]["value"] == 2.0 and rec.stream.ops[-1]["value"] == 0
+    # The control: another op on a phantom does reach it.
+    with pytest.raises(AssertionError, match="dispatcher"), rec.recording():
+        a.add_(1.0)
+
+
 def test_a_host_tensor_on_a_gpu_and_a_kept_phantom_cannot_be_kernel_arguments():
     gpu = phantom.Recorder("gpu")
     with pytest.raises(phantom.HostCompute, match="a tensor on the host's memory"):

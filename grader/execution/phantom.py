@@ -421,6 +421,11 @@ def _same_device(device, tdev: torch.device) -> bool:
     return d.type == tdev.type and (d.index is None or d.index == (tdev.index or 0))
 
 
+# In-place methods of a phantom that the recorder serves without torch's dispatcher (_Factories).
+IN_PLACE = {"copy_": torch.ops.aten.copy_.default, "fill_": torch.ops.aten.fill_.Scalar,
+            "zero_": torch.ops.aten.zero_.default}
+
+
 class _Factories(TorchFunctionMode):
     """torch.empty(..., device=...) and the like make phantoms while a launcher records: the
     host has no device (on a GPU machine, no CUDA context), so nothing else could serve."""
@@ -432,6 +437,11 @@ class _Factories(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
         name = getattr(func, "__name__", "")
+        if name in IN_PLACE and args and isinstance(args[0], Phantom):
+            # Straight to the recorder: torch's own copy_ of a CUDA tensor (a phantom is one on
+            # a GPU machine) starts CUDA before its dispatch reaches the phantom, in a process
+            # that has no GPU ("no CUDA-capable device is detected").
+            return _dispatch(self.rec, IN_PLACE[name], args, kwargs)
         if name in FACTORIES and not any(isinstance(a, torch.Tensor) for a in args):
             if _same_device(kwargs.get("device") or "cpu", self.rec.tdev):
                 kwargs["device"] = "meta"
