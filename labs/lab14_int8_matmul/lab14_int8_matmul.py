@@ -354,102 +354,117 @@ int8_matmul_kernel(const signed char *__restrict__ a,  // m x k, rows stride_am 
     const signed char *a_src = a + (long long)(row0 + cr) * stride_am;  // 64-bit: row * stride
     const signed char *b_src = b + (long long)(col0 + cr) * stride_bn;
 
-    // One piece: 16 bytes of a row at column kk, inside the matrix if `row_in` and kk < k.
-    // Outside: a copy of 0 bytes with 16 bytes of zero fill, from the matrix's start (never
-    // read).
-    auto piece = [&](signed char *dst, const signed char *src, const signed char *start,
-                     bool row_in, int kk) {
-        if (vec) {
-            const bool inside = row_in && kk < k;
-            __pipeline_memcpy_async(dst, inside ? src : start, 16, inside ? 0 : 16);
-        } else {
-#pragma unroll
-            for (int q = 0; q < 16; ++q) dst[q] = row_in && kk + q < k ? src[q] : 0;
-        }
-    };
-    // Start the copies of the K tile at k0 into buffer buf.
-    auto issue = [&](int buf, int k0) {
-#pragma unroll
-        for (int g = 0; g < SLICES / 2; ++g) {
-            const int s = 2 * g + cs, kk = k0 + 16 * s;
-#pragma unroll
-            for (int p = 0; p < BM / PASS; ++p)
-                piece(as[buf][s][cr + p * PASS], a_src + (long long)p * PASS * stride_am + kk, a,
-                      row0 + cr + p * PASS < m, kk);
-#pragma unroll
-            for (int p = 0; p < BN / PASS; ++p)
-                piece(bs[buf][s][cr + p * PASS], b_src + (long long)p * PASS * stride_bn + kk, b,
-                      col0 + cr + p * PASS < n, kk);
-        }
-    };
-
     wmma::fragment<wmma::accumulator, 16, 16, 16, int> acc[FM][FN];
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
         for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0);
 
-    // Two register sets of operand fragments: the products of one slice run while the
-    // fragments of the next slice are loaded into the other set, hiding the loads' latency.
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa[2][FM];
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb[2][FN];
-    auto load = [&](int set, int buf, int s) {  // the fragments of slice s of buffer buf
-#pragma unroll
-        for (int i = 0; i < FM; ++i)
-            wmma::load_matrix_sync(fa[set][i], &as[buf][s][wr + 16 * i][0], 16);
-#pragma unroll
-        for (int j = 0; j < FN; ++j)
-            wmma::load_matrix_sync(fb[set][j], &bs[buf][s][wc + 16 * j][0], 16);
-    };
+    // The copies' kind, 16-byte pieces or bytes, is a compile-time constant in each of two
+    // copies of the pipeline below (VEC), one of which runs: a run-time test in every copy
+    // cost the K loop 9% (8192^3 on an H100).
+    struct Pieces { enum { vec = true }; };
+    struct Bytes { enum { vec = false }; };
+    auto pipeline = [&](auto kind) {
+        constexpr bool VEC = decltype(kind)::vec;
 
-    // The pipeline, as lab 10's: STAGES - 1 K tiles in flight ahead of the one multiplied,
-    // tiles past k issued too (all zero fill), so that __pipeline_wait_prior(STAGES - 2)
-    // always means "the next tile has landed".
-    //
-    //     issue tiles 0 .. STAGES - 2 (a commit each); wait for tile 0; load its slice 0
-    //     for each tile t, for each slice s:
-    //         last slice: wait for tile t + 1 (this thread's copies); __syncthreads()
-    //         slice 0: issue tile t + STAGES - 1 into tile t - 1's buffer; commit
-    //         load the next slice (after the last: slice 0 of tile t + 1), multiply slice s
-    //
-    // One barrier per K tile does both jobs: past it every thread's copies of tile t + 1 are
-    // visible, and every warp has loaded its last fragments of tile t, so tile t's buffer may
-    // be refilled (at slice 0 of tile t + 1).
-    const int k_tiles = (k + BK - 1) / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        issue(s, s * BK);
-        __pipeline_commit();
-    }
-    __pipeline_wait_prior(STAGES - 2);  // tile 0 has landed (this thread's copies)
-    __syncthreads();                    // ... every thread's
-    load(0, 0, 0);
-    int buf = 0;  // tile t's buffer
-    for (int t = 0; t < k_tiles; ++t) {
-        const int next = buf + 1 == STAGES ? 0 : buf + 1;    // tile t + 1's
-        const int refill = buf == 0 ? STAGES - 1 : buf - 1;  // tile t - 1's, now free
-#pragma unroll
-        for (int s = 0; s < SLICES; ++s) {
-            if (s == SLICES - 1) {
-                __pipeline_wait_prior(STAGES - 2);  // tile t + 1 has landed (this thread's)
-                __syncthreads();  // ... every thread's; every warp is done loading tile t
+        // One piece: 16 bytes of a row at column kk, inside the matrix if `row_in` and kk < k.
+        // Outside: a copy of 0 bytes with 16 bytes of zero fill, from the matrix's start (never
+        // read).
+        auto piece = [&](signed char *dst, const signed char *src, const signed char *start,
+                         bool row_in, int kk) {
+            if constexpr (VEC) {
+                const bool inside = row_in && kk < k;
+                __pipeline_memcpy_async(dst, inside ? src : start, 16, inside ? 0 : 16);
+            } else {  // the slow path, kept rolled: both pipelines fit 255 registers unspilled
+#pragma unroll 1
+                for (int q = 0; q < 16; ++q) dst[q] = row_in && kk + q < k ? src[q] : 0;
             }
-            if (s == 0) {
-                issue(refill, (t + STAGES - 1) * BK);
-                __pipeline_commit();
+        };
+        // Start the copies of the K tile at k0 into buffer buf.
+        auto issue = [&](int buf, int k0) {
+#pragma unroll
+            for (int g = 0; g < SLICES / 2; ++g) {
+                const int s = 2 * g + cs, kk = k0 + 16 * s;
+#pragma unroll
+                for (int p = 0; p < BM / PASS; ++p)
+                    piece(as[buf][s][cr + p * PASS],
+                          a_src + (long long)p * PASS * stride_am + kk, a,
+                          row0 + cr + p * PASS < m, kk);
+#pragma unroll
+                for (int p = 0; p < BN / PASS; ++p)
+                    piece(bs[buf][s][cr + p * PASS],
+                          b_src + (long long)p * PASS * stride_bn + kk, b,
+                          col0 + cr + p * PASS < n, kk);
             }
-            if (s + 1 < SLICES)  // slice s + 1 into the other register set...
-                load((s + 1) % 2, buf, s + 1);
-            else  // ... or slice 0 of the next tile (SLICES is even: set 0)
-                load(0, next, 0);
+        };
+
+        // Two register sets of operand fragments: the products of one slice run while the
+        // fragments of the next slice are loaded into the other set, hiding the loads' latency.
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa[2][FM];
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb[2][FN];
+        auto load = [&](int set, int buf, int s) {  // the fragments of slice s of buffer buf
 #pragma unroll
             for (int i = 0; i < FM; ++i)
+                wmma::load_matrix_sync(fa[set][i], &as[buf][s][wr + 16 * i][0], 16);
 #pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    wmma::mma_sync(acc[i][j], fa[s % 2][i], fb[s % 2][j], acc[i][j]);
+            for (int j = 0; j < FN; ++j)
+                wmma::load_matrix_sync(fb[set][j], &bs[buf][s][wc + 16 * j][0], 16);
+        };
+
+        // The pipeline, as lab 10's: STAGES - 1 K tiles in flight ahead of the one multiplied,
+        // tiles past k issued too (all zero fill), so that __pipeline_wait_prior(STAGES - 2)
+        // always means "the next tile has landed".
+        //
+        //     issue tiles 0 .. STAGES - 2 (a commit each); wait for tile 0; load its slice 0
+        //     for each tile t, for each slice s:
+        //         last slice: wait for tile t + 1 (this thread's copies); __syncthreads()
+        //         slice 0: issue tile t + STAGES - 1 into tile t - 1's buffer; commit
+        //         load the next slice (after the last: slice 0 of tile t + 1), multiply slice s
+        //
+        // One barrier per K tile does both jobs: past it every thread's copies of tile t + 1 are
+        // visible, and every warp has loaded its last fragments of tile t, so tile t's buffer may
+        // be refilled (at slice 0 of tile t + 1).
+        const int k_tiles = (k + BK - 1) / BK;
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; ++s) {
+            issue(s, s * BK);
+            __pipeline_commit();
         }
-        buf = next;
-    }
+        __pipeline_wait_prior(STAGES - 2);  // tile 0 has landed (this thread's copies)
+        __syncthreads();                    // ... every thread's
+        load(0, 0, 0);
+        int buf = 0;  // tile t's buffer
+        for (int t = 0; t < k_tiles; ++t) {
+            const int next = buf + 1 == STAGES ? 0 : buf + 1;    // tile t + 1's
+            const int refill = buf == 0 ? STAGES - 1 : buf - 1;  // tile t - 1's, now free
+#pragma unroll
+            for (int s = 0; s < SLICES; ++s) {
+                if (s == SLICES - 1) {
+                    __pipeline_wait_prior(STAGES - 2);  // tile t + 1 has landed (this thread's)
+                    __syncthreads();  // ... every thread's; every warp is done loading tile t
+                }
+                if (s == 0) {
+                    issue(refill, (t + STAGES - 1) * BK);
+                    __pipeline_commit();
+                }
+                if (s + 1 < SLICES)  // slice s + 1 into the other register set...
+                    load((s + 1) % 2, buf, s + 1);
+                else  // ... or slice 0 of the next tile (SLICES is even: set 0)
+                    load(0, next, 0);
+#pragma unroll
+                for (int i = 0; i < FM; ++i)
+#pragma unroll
+                    for (int j = 0; j < FN; ++j)
+                        wmma::mma_sync(acc[i][j], fa[s % 2][i], fb[s % 2][j], acc[i][j]);
+            }
+            buf = next;
+        }
+    };
+    if (vec)
+        pipeline(Pieces{});
+    else
+        pipeline(Bytes{});
     __pipeline_wait_prior(0);  // the zero fills past k have landed too
     __syncthreads();           // the buffers become the scratch tiles: every warp is done
 

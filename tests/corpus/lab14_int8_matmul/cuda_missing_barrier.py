@@ -1,5 +1,6 @@
 # impl: cuda
 # status: race
+# device: cpu
 # reason: [m=24, k=256, n=40, bfloat16]
 # reason: depends on thread order
 # (the K loop's one barrier left out: a fast warp loads the next K tile's fragments before
@@ -9,6 +10,6 @@
 
 # %% edit int8_matmul_cu
 # <<<
-#                 __syncthreads();  // ... every thread's; every warp is done loading tile t
+#                     __syncthreads();  // ... every thread's; every warp is done loading tile t
 # ===
 # >>>

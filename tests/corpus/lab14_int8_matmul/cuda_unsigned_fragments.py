@@ -7,23 +7,23 @@
 
 # %% edit int8_matmul_cu
 # <<<
-#     wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa[2][FM];
-#     wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb[2][FN];
+#         wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa[2][FM];
+#         wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb[2][FN];
 # ===
-#     wmma::fragment<wmma::matrix_a, 16, 16, 16, unsigned char, wmma::row_major> fa[2][FM];
-#     wmma::fragment<wmma::matrix_b, 16, 16, 16, unsigned char, wmma::col_major> fb[2][FN];
+#         wmma::fragment<wmma::matrix_a, 16, 16, 16, unsigned char, wmma::row_major> fa[2][FM];
+#         wmma::fragment<wmma::matrix_b, 16, 16, 16, unsigned char, wmma::col_major> fb[2][FN];
 # >>>
 # <<<
-#             wmma::load_matrix_sync(fa[set][i], &as[buf][s][wr + 16 * i][0], 16);
+#                 wmma::load_matrix_sync(fa[set][i], &as[buf][s][wr + 16 * i][0], 16);
 # ===
-#             wmma::load_matrix_sync(
-#                 fa[set][i], reinterpret_cast<const unsigned char *>(&as[buf][s][wr + 16 * i][0]),
-#                 16);
+#                 wmma::load_matrix_sync(
+#                     fa[set][i],
+#                     reinterpret_cast<const unsigned char *>(&as[buf][s][wr + 16 * i][0]), 16);
 # >>>
 # <<<
-#             wmma::load_matrix_sync(fb[set][j], &bs[buf][s][wc + 16 * j][0], 16);
+#                 wmma::load_matrix_sync(fb[set][j], &bs[buf][s][wc + 16 * j][0], 16);
 # ===
-#             wmma::load_matrix_sync(
-#                 fb[set][j], reinterpret_cast<const unsigned char *>(&bs[buf][s][wc + 16 * j][0]),
-#                 16);
+#                 wmma::load_matrix_sync(
+#                     fb[set][j],
+#                     reinterpret_cast<const unsigned char *>(&bs[buf][s][wc + 16 * j][0]), 16);
 # >>>
