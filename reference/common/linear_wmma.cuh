@@ -3,12 +3,12 @@
 // (K contiguous), C m x n bfloat16, contiguous, each element finished by the lab's epilogue
 // functor. Written only with what the labs teach: WMMA fragments (<mma.h>) fed from shared
 // memory that cp.async (__pipeline_memcpy_async, <cuda_pipeline.h>) fills STAGES - 1 K tiles
-// ahead. No wgmma, no TMA; one inline PTX statement, the
-// bfloat16 fragment load with its state space (load_fragment), on the GPU only (the CPU backend
-// runs this file too).
+// ahead. No wgmma, no TMA, no inline PTX but wmma_load.cuh's
+// (the CPU backend runs this file too).
 //
-// Not a lab: each lab's launcher (reference/<lab>/*_cuda.py) puts this file's text before its
-// own .cu and compiles the two as one source, so that the compile caches, keyed by the source
+// Not a lab: each lab's launcher (reference/<lab>/*_cuda.py) puts wmma_load.cuh's text (the
+// fragment loads, load_fragment) and this file's before its own .cu and compiles them as one
+// source, so that the compile caches, keyed by the source
 // text, see an edit here. lab10's reference (reference/lab10_matmul/matmul_fp16.cu) is the
 // same pipeline for a k x n row-major B; its comments give the reasoning this file relies on.
 //
@@ -122,39 +122,6 @@ struct KTile<signed char, ROWS, BK> {
         return kk / 16 * (ROWS * 16) + r * 16 + kk % 16;  // slice, row, byte
     }
 };
-
-// A fragment of a shared K tile. bfloat16 on the GPU: nvcc 13 writes load_matrix_sync's
-// wmma.load for bfloat16 without a state space (for float16 and int8 it writes .shared), and
-// ptxas turns a generic wmma.load into four 32-bit generic loads a fragment (LD.E) where a shared
-// one is one ldmatrix (LDSM.16.M88.4): the same K loop ran at half lab10's float16 rate (193-197
-// TFLOP/s at 4096^3 on an H100). The overloads below write the same wmma.load with .shared, the
-// fragment's registers passed as mma.hpp passes them. The CPU backend runs no PTX and defines no
-// __CUDA_ARCH__: it keeps load_matrix_sync (the template), as int8 does everywhere.
-template <class Frag, class T>
-__device__ __forceinline__ void load_fragment(Frag &f, const T *p, unsigned ldm)
-{
-    wmma::load_matrix_sync(f, p, ldm);
-}
-#if defined(__CUDA_ARCH__)
-__device__ __forceinline__ void load_fragment(
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> &f,
-    const __nv_bfloat16 *p, unsigned ldm)
-{
-    unsigned *r = reinterpret_cast<unsigned *>(&f);
-    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));
-    asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at), "r"(ldm));
-}
-__device__ __forceinline__ void load_fragment(
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> &f,
-    const __nv_bfloat16 *p, unsigned ldm)
-{
-    unsigned *r = reinterpret_cast<unsigned *>(&f);
-    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));
-    asm volatile("wmma.load.b.sync.aligned.col.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at), "r"(ldm));
-}
-#endif
 
 // Dynamic shared memory of one block, in bytes: the launchers' `shared=` mirrors it.
 template <class T, int BM, int BN, int BK, int STAGES>

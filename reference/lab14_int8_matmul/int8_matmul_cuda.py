@@ -16,7 +16,8 @@ from grader.backends.cuda import SourceModule
 HERE = Path(__file__).resolve().parent
 # The shared body's text, then this lab's: one source, so that a compile cache keyed by the text
 # sees an edit of either.
-SOURCE = (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
+SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
+    (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
     (HERE / "int8_matmul.cu").read_text()
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) is a kernel of
 # int8_matmul.cu, int8_matmul_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>. Swept on an

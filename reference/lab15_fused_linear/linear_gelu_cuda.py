@@ -17,7 +17,8 @@ from grader.backends.cuda import SourceModule
 HERE = Path(__file__).resolve().parent
 # The shared body's text, then this lab's: one source, so that a compile cache keyed by the text
 # sees an edit of either.
-SOURCE = (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
+SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
+    (HERE.parent / "common" / "linear_wmma.cuh").read_text() + \
     (HERE / "linear_gelu.cu").read_text()
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) and each
 # (DECODE_TILE, DECODE_BK, DECODE_STAGES) is a kernel of linear_gelu.cu,

@@ -1,4 +1,6 @@
 // Reference CUDA attention (FlashAttention's forward pass) for lab16's `attention`, WMMA only.
+// Compiled after reference/common/wmma_load.cuh (its load_fragment: bfloat16 fragments loaded
+// with the shared state space on the GPU).
 //
 // One block per BM = 16 WARPS queries of one head; each warp owns 16 queries, their q fragments
 // held in registers for the whole loop. K and V stream through shared memory BN keys at a time,
@@ -88,7 +90,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
     const T(*qs)[LDT] = kv[1][0];  // BM rows, running on into kv[1][1]
 #pragma unroll
-    for (int i = 0; i < D / 16; ++i) wmma::load_matrix_sync(qf[i], &qs[16 * warp][16 * i], LDT);
+    for (int i = 0; i < D / 16; ++i) load_fragment(qf[i], &qs[16 * warp][16 * i], LDT);
 
     const int r = lane / 2, half = lane % 2;
     const int row = row0 + 16 * warp + r;
@@ -113,7 +115,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
-                wmma::load_matrix_sync(kf, &ks[16 * j][16 * i], LDT);
+                load_fragment(kf, &ks[16 * j][16 * i], LDT);
                 wmma::mma_sync(c, qf[i], kf, c);
             }
             wmma::store_matrix_sync(&ss[warp][0][16 * j], c, LDS, wmma::mem_row_major);
@@ -170,7 +172,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 
         wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
 #pragma unroll
-        for (int i = 0; i < BN / 16; ++i) wmma::load_matrix_sync(pf[i], &ps[warp][0][16 * i], LDP);
+        for (int i = 0; i < BN / 16; ++i) load_fragment(pf[i], &ps[warp][0][16 * i], LDP);
 #pragma unroll
         for (int j = 0; j < D / 16; ++j) {
             wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
@@ -178,7 +180,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 #pragma unroll
             for (int i = 0; i < BN / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                wmma::load_matrix_sync(vf, &vs[16 * i][16 * j], LDT);
+                load_fragment(vf, &vs[16 * i][16 * j], LDT);
                 wmma::mma_sync(c, pf[i], vf, c);
             }
             wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);

@@ -14,7 +14,11 @@ import torch
 
 from grader.backends.cuda import SourceModule
 
-SOURCE = (Path(__file__).parent / "attention.cu").read_text()
+HERE = Path(__file__).resolve().parent
+# The fragment loads (load_fragment: bfloat16 ones with the shared state space on the GPU), then
+# the kernels: one source, so that a compile cache keyed by the text sees an edit of either.
+SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
+    (HERE / "attention.cu").read_text()
 # Warps per block (16 queries each) per head dimension; read per call (benchmarks/
 # tune_references.py sets them). Not yet swept: 8 warps share each K/V tile among 128 queries.
 D64_WARPS = 8
