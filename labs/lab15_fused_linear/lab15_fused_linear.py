@@ -217,6 +217,7 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;` | a 16 × 16 tile of `Wᵀ`, column-major: 16 rows of `w`, along `k` |
 # | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;` | the float32 sums; `wmma::fill_fragment(acc, 0.0f)` |
 # | `wmma::load_matrix_sync(f, ptr, ldm)` | `ldm` a multiple of 8 elements (16 bytes); `ptr` **32-byte aligned** |
+# | `load_shared(f, ptr, ldm)` (given in the cell) | the same, for a fragment in shared memory: nvcc 13 compiles `load_matrix_sync` of a bfloat16 fragment to four 4-byte loads through generic addresses, where `load_shared` is one `ldmatrix` (twice the K loop's speed at 4096³) |
 #
 # **The pipeline, in brief.** `__pipeline_memcpy_async` (cp.async) starts a 16-byte copy from
 # global to shared memory and returns at once. The block keeps `STAGES - 1` K tiles of `x` and
@@ -259,9 +260,10 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 #
 # **Filling them.** 16-byte pieces of 8 elements, one `__pipeline_memcpy_async(dst, src, 16)`
 # each; outside the matrix (past `m`, `n` or `k`) a copy of 0 bytes with 16 zero-filled,
-# `__pipeline_memcpy_async(dst, x, 16, 16)`. Two threads share a row, so that each pair reads
-# 32 contiguous bytes; four where the tile has fewer rows than half the block (decode's 32 rows
-# of `w`, 128 threads). A 16-byte copy needs its piece 16-byte aligned and wholly inside or
+# `__pipeline_memcpy_async(dst, x, 16, 16)`. Consecutive threads take consecutive pieces of a
+# row, up to 8 (128 bytes, a whole cache line): a warp's copy then touches 4 to 8 lines, where 2
+# threads a row (16 rows of 32 bytes, 16 lines) made the whole kernel 27% slower at 4096³ on an
+# H100. A 16-byte copy needs its piece 16-byte aligned and wholly inside or
 # outside the matrix: `k` and both row strides multiples of 8, `x` and `w` 16-byte aligned.
 # Where they are not (rows of `w` padded by 5, `k` = 17), fill the same pieces element by
 # element with plain loads and stores, zeros outside: slower, and correct. The test is the same
@@ -292,13 +294,14 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 #
 # A function template for one thread's share of one K tile of `ROWS` rows,
 # `issue_k_tile<ROWS, BK, THREADS>(tile, matrix, row0, rows, stride, k0, k, vec)`, called for
-# `x` (`BM` rows from `row0`) and for `w` (`BN` rows from `col0`). `TPR = THREADS / ROWS > 2 ?
-# THREADS / ROWS : 2` threads a row: thread `t` copies pieces `t % TPR`, `t % TPR + TPR`, … (8
-# elements each, columns `8 (t % TPR + g TPR)`) of tile row `t / TPR`, and of every
-# `THREADS / TPR`-th row after it. Source row `matrix + (long long)(row0 + r) * stride` (64-bit:
-# `row * stride` may pass 2^31 in a large matrix), inside where `row0 + r < rows` and, for a
-# piece at column `kk = k0 + c`, `kk < k` (element by element: `kk + e < k`). A zero is
-# `__float2bfloat16(0.0f)`.
+# `x` (`BM` rows from `row0`) and for `w` (`BN` rows from `col0`). `TPR` threads a row, the
+# row's pieces up to 8 (`WIDE = BK / 8 < 8 ? BK / 8 : 8`), more where the tile has fewer rows
+# than `THREADS / WIDE` (`TPR = THREADS / ROWS > WIDE ? THREADS / ROWS : WIDE`): thread `t`
+# copies pieces `t % TPR`, `t % TPR + TPR`, … (8 elements each, columns `8 (t % TPR + g TPR)`)
+# of tile row `t / TPR`, and of every `THREADS / TPR`-th row after it. Source row
+# `matrix + (long long)(row0 + r) * stride` (64-bit: `row * stride` may pass 2^31 in a large
+# matrix), inside where `row0 + r < rows` and, for a piece at column `kk = k0 + c`, `kk < k`
+# (element by element: `kk + e < k`). A zero is `__float2bfloat16(0.0f)`.
 # </details>
 #
 # <details><summary>Hint 3 — the pipeline</summary>
@@ -353,6 +356,37 @@ __device__ __forceinline__ unsigned pack(float x, float y)
     return *reinterpret_cast<unsigned *>(&pair);
 }
 
+// load_matrix_sync for a bfloat16 fragment in shared memory. nvcc 13 compiles load_matrix_sync
+// of a bfloat16 fragment to four 4-byte loads through generic addresses (for float16 and int8
+// it knows the pointer is shared and emits one ldmatrix): at 4096^3 the K loop ran at half
+// speed. On the GPU these write the same wmma.load instruction with its state space, .shared;
+// the CPU backend, which runs no PTX and defines no __CUDA_ARCH__, calls load_matrix_sync.
+template <class Fragment>
+__device__ __forceinline__ void load_shared(Fragment &f, const __nv_bfloat16 *p, unsigned ldm)
+{
+    wmma::load_matrix_sync(f, p, ldm);
+}
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ void load_shared(
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> &f,
+    const __nv_bfloat16 *p, unsigned ldm)
+{
+    unsigned *r = reinterpret_cast<unsigned *>(&f);  // the fragment's 4 registers
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("wmma.load.a.sync.aligned.row.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at), "r"(ldm));
+}
+__device__ __forceinline__ void load_shared(
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> &f,
+    const __nv_bfloat16 *p, unsigned ldm)
+{
+    unsigned *r = reinterpret_cast<unsigned *>(&f);
+    const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("wmma.load.b.sync.aligned.col.m16n16k16.shared.bf16 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at), "r"(ldm));
+}
+#endif
+
 #define PAD 8      // bfloat16s (16 bytes) added to each row of a shared K tile
 #define GROUP_M 8  // tile rows per group of the numbering
 
@@ -371,9 +405,10 @@ __device__ __forceinline__ float bias_gelu(float acc, float bias)
 
 // This thread's share of one K tile: rows row0 .. row0 + ROWS - 1 of a row-major matrix (`rows`
 // rows, `stride` elements apart), columns k0 .. k0 + BK - 1, into tile[r][c], zeros past the
-// matrix. In 16-byte pieces of 8 elements: TPR threads share a row (2, so that each pair reads
-// 32 contiguous bytes; more where the tile has fewer rows than half the block), thread t taking
-// pieces t % TPR, t % TPR + TPR, ... of row t / TPR and of every THREADS / TPR-th row after it.
+// matrix. In 16-byte pieces of 8 elements: TPR threads share a row (its pieces, up to 8: a warp
+// reads whole 128-byte lines, or 8 rows of 64 bytes at BK 32; with 2 a row, 16 rows of 32
+// bytes, the kernel ran 27% slower at 4096^3), thread t taking pieces t % TPR, t % TPR + TPR,
+// ... of row t / TPR and of every THREADS / TPR-th row after it.
 // vec: one cp.async a piece (each aligned and wholly inside or outside the matrix); otherwise
 // plain loads and stores, element by element.
 template <int ROWS, int BK, int THREADS>
@@ -382,7 +417,8 @@ __device__ __forceinline__ void issue_k_tile(__nv_bfloat16 (*tile)[BK + PAD],
                                              int rows, int stride, int k0, int k, bool vec)
 {
     constexpr int PIECES = BK / 8;                                // pieces in a row of the tile
-    constexpr int TPR = THREADS / ROWS > 2 ? THREADS / ROWS : 2;  // threads sharing a row
+    constexpr int WIDE = PIECES < 8 ? PIECES : 8;                 // a row's pieces, up to 8
+    constexpr int TPR = THREADS / ROWS > WIDE ? THREADS / ROWS : WIDE;  // threads sharing a row
     constexpr int PASS = THREADS / TPR;                           // rows the block copies at once
     static_assert(PIECES % TPR == 0 && ROWS % PASS == 0, "each thread: whole pieces, whole passes");
     const int r = threadIdx.x / TPR, q = threadIdx.x % TPR;
@@ -475,10 +511,10 @@ linear_gelu_tile(const __nv_bfloat16 *__restrict__ x,  // m x k, rows stride_xm 
     auto load = [&](int set, int buf, int s) {  // the fragments of slice s of buffer buf
 #pragma unroll
         for (int i = 0; i < FM; ++i)
-            wmma::load_matrix_sync(fa[set][i], &xs[buf][wr + 16 * i][16 * s], LDM);
+            load_shared(fa[set][i], &xs[buf][wr + 16 * i][16 * s], LDM);
 #pragma unroll
         for (int j = 0; j < FN; ++j)
-            wmma::load_matrix_sync(fb[set][j], &ws[buf][wc + 16 * j][16 * s], LDM);
+            load_shared(fb[set][j], &ws[buf][wc + 16 * j][16 * s], LDM);
     };
 
     // The pipeline, as lab 14's: STAGES - 1 K tiles in flight ahead of the one multiplied, tiles

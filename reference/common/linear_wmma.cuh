@@ -35,15 +35,16 @@
 // Both layouts are linear in (row, 16-byte piece), so a thread's copies sit at compile-time
 // offsets from its first one.
 //
-// Copies: a warp copies 16 rows x 2 pieces of 16 bytes (32 contiguous bytes, one whole sector,
-// of each row; 8 rows x 4 pieces where a tile has fewer rows than half the block's threads), the
-// block THREADS / 2 rows per pass; a thread keeps one column of pieces, from a pointer set once.
-// Few passes keep few row pointers live across the K loop: with 4 pieces a row (twice the
-// passes) the 128 x 128 and 128 x 256 bfloat16 tiles at BK 64 spilled at 255 registers. In
-// either layout a warp's 512 bytes land in 4 shared-memory wavefronts, the fewest (padded: 8
-// consecutive rows start in 8 different groups of banks or, at 2 BK + 16 = 16 modulo 128 bytes,
-// each group is covered by as many rows as any other; sliced: a slice's 8 or 16 rows are 128 or
-// 256 contiguous bytes).
+// Copies: Q threads side by side take Q consecutive 16-byte pieces of a row, the block
+// THREADS / Q rows per pass; a thread keeps one column of pieces, from a pointer set once.
+// bfloat16: Q = the pieces of a K tile's row, up to 8 (BK 32: a warp copies 8 rows x 64 bytes;
+// BK 64 and more: 4 whole 128-byte lines). With Q = 2 (16 rows x 32 bytes a warp: a line per
+// row) the same kernels ran 261 TFLOP/s at 4096^3 and 49 at m = 64 on an H100; whole lines,
+// 357 and 76 (linear_gelu, 2026-12-06). int8 keeps Q = 2 (16 rows x 32 bytes), as lab14's
+// reference was measured. A tile with fewer rows than THREADS / Q takes more threads a row. In
+// either layout a warp's 512 bytes land in 4 shared-memory wavefronts, the fewest (padded:
+// consecutive rows 2 BK + 16 bytes apart start in different groups of banks; sliced: a slice's
+// rows are contiguous).
 //
 // The K loop keeps STAGES - 1 tiles in flight and has one barrier per tile, placed before the
 // last slice's products: past it every warp holds tile t's last fragments (tile t's buffer is
@@ -104,6 +105,7 @@ struct KTile<__nv_bfloat16, ROWS, BK> {
     using Acc4 = float4;          // four accumulator elements, one 16-byte shared load
     using Bits = unsigned short;  // an element as raw bits (the element-wise copies)
     static constexpr int PIECE = 8;          // elements per 16-byte piece
+    static constexpr int COPY_Q = 8;         // pieces of a row copied side by side, at most
     static constexpr int LDM = BK + 8;       // row stride: padded by 16 bytes
     static constexpr int ELEMS = ROWS * LDM;  // elements per buffer
     __device__ __forceinline__ static int at(int r, int kk) { return r * LDM + kk; }
@@ -115,7 +117,8 @@ struct KTile<signed char, ROWS, BK> {
     using Acc4 = int4;
     using Bits = signed char;
     static constexpr int PIECE = 16;
-    static constexpr int LDM = 16;  // a slice's rows are 16 bytes apart
+    static constexpr int COPY_Q = 2;  // pieces of a row copied side by side, at most
+    static constexpr int LDM = 16;    // a slice's rows are 16 bytes apart
     static constexpr int ELEMS = ROWS * BK;
     __device__ __forceinline__ static int at(int r, int kk)
     {
@@ -135,9 +138,10 @@ template <class T, int ROWS, int BK, int THREADS>
 struct TileCopy {
     using L = KTile<T, ROWS, BK>;
     static constexpr int PER_ROW = BK / L::PIECE;  // pieces in a row of a K tile
-    // Pieces of a row side by side in a pass: 2 (32 bytes, a whole sector), more where the
-    // block has more threads than twice the tile's rows.
-    static constexpr int Q = THREADS / ROWS > 2 ? THREADS / ROWS : 2;
+    // Pieces of a row side by side in a pass: the row's, up to COPY_Q; more where the block
+    // has more threads than that many a row.
+    static constexpr int WIDE = PER_ROW < L::COPY_Q ? PER_ROW : L::COPY_Q;
+    static constexpr int Q = THREADS / ROWS > WIDE ? THREADS / ROWS : WIDE;
     static constexpr int RPP = THREADS / Q;  // rows per pass of the block
     static_assert(BK % 16 == 0 && PER_ROW % Q == 0, "whole 16-deep slices, whole pieces");
     static_assert(ROWS % RPP == 0, "whole passes: each thread copies one column of pieces");

@@ -23,10 +23,11 @@ SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) and each
 # (DECODE_TILE, DECODE_BK, DECODE_STAGES) is a kernel of linear_gelu.cu,
 # linear_gelu_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>.
-# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`): prefill (m > DECODE_M,
-# compute-bound) 128 x 256 with 8 warps of 64 x 64, BK 32, 4 stages: 193-197 TFLOP/s at 4096^3
-# (every candidate 183-196), 0.29x cuBLAS + a GELU kernel where lab.toml asks 0.45x; decode (m <= DECODE_M, the read of w dominates) 64 x 32 tiles (128 blocks at
-# n = 4096), 4 warps, BK 128: 47-48 TFLOP/s, 0.43x (64 x 64: 38).
+# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`; copies of whole rows of a
+# K tile, up to 128 bytes, as linear_wmma.cuh says): prefill (m > DECODE_M, compute-bound)
+# 128 x 256 with 8 warps of 64 x 64, BK 32, 4 stages: 357 TFLOP/s at 4096^3 (BK 64: 309-316),
+# 0.53x cuBLAS + a GELU kernel where lab.toml asks 0.45x; decode (m <= DECODE_M, the read of w
+# dominates) 64 x 32 tiles (128 blocks at n = 4096), 4 warps, BK 128: 76 TFLOP/s, 0.72x.
 TILE = "128x256_2x4"
 BK = 32
 STAGES = 4
