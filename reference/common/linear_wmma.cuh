@@ -1,5 +1,5 @@
 // The pipelined WMMA GEMM of the hidden references of lab14 (int8_matmul) and lab15
-// (linear_gelu), in nn.Linear's layout: C = A B^T with A m x k and B n x k, both row-major
+// (linear_gelu, mlp), in nn.Linear's layout: C = A B^T with A m x k and B n x k, both row-major
 // (K contiguous), C m x n bfloat16, contiguous, each element finished by the lab's epilogue
 // functor. Written only with what the labs teach: WMMA fragments (<mma.h>) fed from shared
 // memory that cp.async (__pipeline_memcpy_async, <cuda_pipeline.h>) fills STAGES - 1 K tiles
@@ -12,10 +12,22 @@
 // text, see an edit here. lab10's reference (reference/lab10_matmul/matmul_fp16.cu) is the
 // same pipeline for a k x n row-major B; its comments give the reasoning this file relies on.
 //
-// One block of WARPS_M x WARPS_N warps per BM x BN tile of C, each warp owning a WM x WN piece
-// of it: (WM / 16) x (WN / 16) accumulator fragments in registers. Per 16-deep slice of a K
-// tile a warp loads WM / 16 matrix_a fragments and WN / 16 matrix_b fragments and does every
+// One block of WARPS_M x WARPS_N warps per BM x BN tile of A B^T, each warp owning a WM x WN
+// piece of it: (WM / 16) x (WN / 16) accumulator fragments in registers. Per 16-deep slice of a
+// K tile a warp loads WM / 16 matrix_a fragments and WN / 16 matrix_b fragments and does every
 // product of the two.
+//
+// Where B's rows come from (the `rows` argument of gemm_rows; gemm takes one matrix):
+//   - Rows: one matrix, row col0 + r in row r of the block's B tile: C's columns are B's rows.
+//   - Interleaved: two matrices of the same n rows (lab15's w_gate and w_up), 16 rows of each in
+//     turn: rows 32 j .. 32 j + 15 of the B tile are rows col0 + 16 j .. col0 + 16 j + 15 of the
+//     first, rows 32 j + 16 .. 32 j + 31 the same rows of the second. A block's BN rows of B
+//     give BN / 2 columns of C, both products of each; with WN a multiple of 32, a warp's
+//     fragments 2 p and 2 p + 1 are the first and second products of the same 16 columns, in
+//     accumulators of one type (the same register layout: element e of one and of the other
+//     are the same element of C), and the epilogue functor takes them in pairs, element by
+//     element in registers (`float operator()(Acc first, Acc second)`). One pass over A's K
+//     tiles feeds both products: A is read once where two GEMMs would read it twice.
 //
 // Shared memory (dynamic): STAGES buffers of A's K tile (BM rows x BK) and B's (BN rows x BK).
 // Both operands are K-contiguous, so both tiles are "rows along K" and one copy routine
@@ -44,7 +56,8 @@
 // reference was measured. A tile with fewer rows than THREADS / Q takes more threads a row. In
 // either layout a warp's 512 bytes land in 4 shared-memory wavefronts, the fewest (padded:
 // consecutive rows 2 BK + 16 bytes apart start in different groups of banks; sliced: a slice's
-// rows are contiguous).
+// rows are contiguous). Interleaved B: a pass is a multiple of 32 rows, so a thread's rows all
+// come from one of the two matrices, half a pass apart in it: one pointer and one stride again.
 //
 // The K loop keeps STAGES - 1 tiles in flight and has one barrier per tile, placed before the
 // last slice's products: past it every warp holds tile t's last fragments (tile t's buffer is
@@ -80,7 +93,11 @@
 // epilogue functor on each (`float operator()(Acc acc, int row, int col)`, only for elements
 // inside C: a functor may read per-row or per-column vectors at row and col), rounds to
 // bfloat16 and writes the 8 with one 16-byte store where n is a multiple of 8 and C 16-byte
-// aligned, element by element otherwise (and at the right edge).
+// aligned, element by element otherwise (and at the right edge). Interleaved B: the pair's
+// functor runs first, in registers, on every element of the two accumulators (no element's row
+// or column is known there), its result kept in the first one's registers, and that fragment
+// goes through the scratch tile as above, each value rounded as it is: one scratch round trip
+// per fragment of C, not two.
 //
 // Tiles are numbered on a 1-D grid (no 65535 limit) in groups of group_m tile rows, column by
 // column inside a group (the blocks running together share tiles of A and B in the L2).
@@ -131,16 +148,37 @@ template <class T, int BM, int BN, int BK, int STAGES>
 constexpr int SMEM_BYTES =
     STAGES * (KTile<T, BM, BK>::ELEMS + KTile<T, BN, BK>::ELEMS) * (int)sizeof(T);
 
+// Where the rows of B's K tiles come from (gemm_rows' `rows`): one matrix...
+template <class T>
+struct Rows {
+    static constexpr bool PAIRED = false;  // one product per element of C
+    const T *matrix;  // n x k, rows `stride` elements apart
+    int n;            // its rows: C's columns
+    int stride;
+};
+
+// ... or two of the same shape, 16 rows of each in turn (the header comment): C's n columns
+// each get both products, handed to the epilogue in pairs (first, second).
+template <class T>
+struct Interleaved {
+    static constexpr bool PAIRED = true;
+    const T *first, *second;  // n x k each
+    int n;                    // their rows: C's columns
+    int stride_first, stride_second;
+};
+
 // One thread's share of filling a shared K tile from ROWS rows of a K-contiguous matrix
 // (rows row0 .. row0 + ROWS - 1, those at or past `limit` read as zeros): the pieces at
 // K-tile columns q PIECE + g Q PIECE (g = 0, 1, ...) of rows r, r + RPP, ...
-template <class T, int ROWS, int BK, int THREADS>
+template <class T, int ROWS, int BK, int THREADS, int MIN_RPP = 1>
 struct TileCopy {
     using L = KTile<T, ROWS, BK>;
     static constexpr int PER_ROW = BK / L::PIECE;  // pieces in a row of a K tile
-    // Pieces of a row side by side in a pass: the row's, up to COPY_Q; more where the block
-    // has more threads than that many a row.
-    static constexpr int WIDE = PER_ROW < L::COPY_Q ? PER_ROW : L::COPY_Q;
+    // Pieces of a row side by side in a pass: the row's, up to COPY_Q and to as many as leave a
+    // pass MIN_RPP rows (an interleaved B's 32); more where the block has more threads than
+    // that many a row.
+    static constexpr int CAP = L::COPY_Q < THREADS / MIN_RPP ? L::COPY_Q : THREADS / MIN_RPP;
+    static constexpr int WIDE = PER_ROW < CAP ? PER_ROW : CAP;
     static constexpr int Q = THREADS / ROWS > WIDE ? THREADS / ROWS : WIDE;
     static constexpr int RPP = THREADS / Q;  // rows per pass of the block
     static_assert(BK % 16 == 0 && PER_ROW % Q == 0, "whole 16-deep slices, whole pieces");
@@ -149,7 +187,7 @@ struct TileCopy {
     const T *matrix;  // the matrix's start: the source of a zero fill, never read
     const T *src;     // this thread's first piece in K tile 0 (past the matrix: never read)
     long long pass;   // RPP rows, in elements
-    int rows;         // rows of the matrix from this thread's first row on (<= 0: none)
+    int rows;         // pass p's row is inside the matrix where p RPP < rows
     int dst;          // the first piece's offset in a buffer
     int kq;           // its first element along K within a tile
 
@@ -160,7 +198,33 @@ struct TileCopy {
         kq = q * L::PIECE;
         src = m + (long long)(row0 + r) * stride + kq;  // 64-bit: row * stride
         pass = (long long)RPP * stride;
-        rows = limit - row0 - r;
+        rows = limit - row0 - r;  // rows of the matrix from this thread's first row on
+        dst = L::at(r, kq);
+    }
+
+    // B's tile for C's columns col0 onwards, from one matrix: tile row r is its row col0 + r.
+    __device__ __forceinline__ TileCopy(const Rows<T> &b, int col0)
+        : TileCopy(b.matrix, col0, b.n, b.stride)
+    {
+    }
+
+    // Interleaved: tile row r is row col0 + r / 32 * 16 + r % 16 of the first matrix (r / 16
+    // even) or the second (odd). Rows RPP apart in the tile are RPP / 2 apart in that matrix.
+    __device__ __forceinline__ TileCopy(const Interleaved<T> &b, int col0)
+    {
+        static_assert(RPP % 32 == 0, "a thread's rows all come from one of the two matrices");
+        const int q = threadIdx.x % Q, r = threadIdx.x / Q;
+        const bool second = r / 16 % 2 == 1;
+        const T *m = second ? b.second : b.first;
+        const int stride = second ? b.stride_second : b.stride_first;
+        const int row = col0 + r / 32 * 16 + r % 16;  // this thread's first row of m
+        matrix = m;
+        kq = q * L::PIECE;
+        src = m + (long long)row * stride + kq;
+        pass = (long long)(RPP / 2) * stride;
+        // p RPP / 2 < b.n - row, as p RPP < rows; capped at ROWS (p RPP < ROWS always) so that
+        // twice it stays an int.
+        rows = 2 * min(b.n - row, ROWS);
         dst = L::at(r, kq);
     }
 
@@ -198,14 +262,15 @@ __device__ __forceinline__ unsigned pack_bf16(float x, float y)
     return *reinterpret_cast<unsigned *>(&pair);
 }
 
-// C = epilogue(A B^T) for the tile of this block. smem: SMEM_BYTES<T, BM, BN, BK, STAGES>
-// of dynamic shared memory, 128-byte aligned. stride_am, stride_bn: elements between rows.
+// C = epilogue(A B^T) for the tile of this block, B's rows from `rows` (Rows or Interleaved;
+// C is m x rows.n either way). smem: SMEM_BYTES<T, BM, BN, BK, STAGES> of dynamic shared
+// memory, 128-byte aligned. stride_am: elements between rows of A.
 template <class T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
-          bool ASYNC, class Epilogue>
-__device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ a,
-                                     const T *__restrict__ b, __nv_bfloat16 *__restrict__ c,
-                                     int m, int n, int k, int stride_am, int stride_bn,
-                                     int group_m, const Epilogue &epilogue)
+          bool ASYNC, class Source, class Epilogue>
+__device__ __forceinline__ void gemm_rows(unsigned char *smem, const T *__restrict__ a,
+                                          const Source &rows, __nv_bfloat16 *__restrict__ c,
+                                          int m, int k, int stride_am, int group_m,
+                                          const Epilogue &epilogue)
 {
     using LA = KTile<T, BM, BK>;
     using LB = KTile<T, BN, BK>;
@@ -223,20 +288,24 @@ __device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ 
     static_assert(SLICES % 2 == 0, "slice 0 of every tile is in register set 0");
     static_assert(SMEM_BYTES<T, BM, BN, BK, STAGES> >= THREADS / 32 * 16 * 16 * 4,
                   "the epilogue's scratch tiles fit in the pipeline's buffers");
+    constexpr bool PAIRED = Source::PAIRED;
+    constexpr int CN = PAIRED ? BN / 2 : BN;  // columns of C per tile
+    static_assert(!PAIRED || WN % 32 == 0, "a warp's fragments come in whole pairs");
+    const int n = rows.n;
 
     T *as = reinterpret_cast<T *>(smem);  // [STAGES][LA::ELEMS]
     T *bs = as + STAGES * LA::ELEMS;      // [STAGES][LB::ELEMS]
 
-    const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int tiles_m = (m + BM - 1) / BM, tiles_n = (n + CN - 1) / CN;
     const int per_group = group_m * tiles_n, first_m = blockIdx.x / per_group * group_m;
     const int group_rows = min(tiles_m - first_m, group_m);  // the last group may be short
     const int row0 = (first_m + blockIdx.x % per_group % group_rows) * BM;
-    const int col0 = blockIdx.x % per_group / group_rows * BN;
+    const int col0 = blockIdx.x % per_group / group_rows * CN;  // C's first column
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int wr = warp / WARPS_N * WM, wc = warp % WARPS_N * WN;
 
     const TileCopy<T, BM, BK, THREADS> copy_a(a, row0, m, stride_am);
-    const TileCopy<T, BN, BK, THREADS> copy_b(b, col0, n, stride_bn);
+    const TileCopy<T, BN, BK, THREADS, Source::PAIRED ? 32 : 1> copy_b(rows, col0);
     auto issue = [&](int stage, int k0) {
         copy_a.template run<ASYNC>(as + stage * LA::ELEMS, k0, k);
         copy_b.template run<ASYNC>(bs + stage * LB::ELEMS, k0, k);
@@ -304,6 +373,23 @@ __device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ 
     __pipeline_wait_prior(0);  // the zeros past k have landed too
     __syncthreads();           // the pipeline's buffers become the epilogue's scratch tiles
 
+    if constexpr (PAIRED) {  // fragment 2 j becomes epilogue(fragment 2 j, fragment 2 j + 1)
+#pragma unroll
+        for (int i = 0; i < FM; ++i)
+#pragma unroll
+            for (int j = 0; j < FN; j += 2)
+#pragma unroll
+                for (int e = 0; e < acc[i][j].num_elements; ++e)
+                    acc[i][j].x[e] = epilogue(acc[i][j].x[e], acc[i][j + 1].x[e]);
+    }
+    // An element of C from its accumulator (after the pair's functor where B is Interleaved).
+    auto finish = [&](Acc v, int row, int col) -> float {
+        if constexpr (PAIRED)
+            return v;
+        else
+            return epilogue(v, row, col);
+    };
+
     Acc *scratch = reinterpret_cast<Acc *>(smem) + warp * 16 * 16;
     // 16-byte stores: every row of C starts on a 16-byte boundary, and 8 columns from a
     // multiple of 8 end inside C or at its right edge.
@@ -312,8 +398,10 @@ __device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ 
 #pragma unroll
     for (int i = 0; i < FM; ++i) {
 #pragma unroll
-        for (int j = 0; j < FN; ++j) {
-            const int frow = row0 + wr + i * 16, fcol = col0 + wc + j * 16;
+        for (int j = 0; j < FN; j += PAIRED ? 2 : 1) {
+            // Interleaved: fragment j = 2 p holds the tile's columns wc / 2 + 16 p onwards.
+            const int frow = row0 + wr + i * 16;
+            const int fcol = PAIRED ? col0 + wc / 2 + j / 2 * 16 : col0 + wc + j * 16;
             if (frow >= m || fcol >= n) continue;  // a fragment past C (the whole warp skips it)
             wmma::store_matrix_sync(scratch, acc[i][j], 16, wmma::mem_row_major);
             __syncwarp();  // the lanes read what other lanes stored
@@ -327,7 +415,7 @@ __device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ 
                     if (col < n) {
                         float f[8];
 #pragma unroll
-                        for (int q = 0; q < 8; ++q) f[q] = epilogue(v[q], row, col + q);
+                        for (int q = 0; q < 8; ++q) f[q] = finish(v[q], row, col + q);
                         // 8 values, each rounded once; indexed as uint4s (nvcc 13 split
                         // `*(uint4 *)(out + h)` into four 4-byte stores).
                         reinterpret_cast<uint4 *>(out)[lane % 2] =
@@ -338,12 +426,24 @@ __device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ 
 #pragma unroll
                     for (int q = 0; q < 8; ++q)
                         if (col + q < n)
-                            out[h + q] = __float2bfloat16_rn(epilogue(v[q], row, col + q));
+                            out[h + q] = __float2bfloat16_rn(finish(v[q], row, col + q));
                 }
             }
             __syncwarp();  // read before the next fragment overwrites the scratch tile
         }
     }
+}
+
+// C = epilogue(A B^T) with B one matrix, n x k, rows stride_bn elements apart.
+template <class T, int BM, int BN, int BK, int WARPS_M, int WARPS_N, int STAGES, int MIN_BLOCKS,
+          bool ASYNC, class Epilogue>
+__device__ __forceinline__ void gemm(unsigned char *smem, const T *__restrict__ a,
+                                     const T *__restrict__ b, __nv_bfloat16 *__restrict__ c,
+                                     int m, int n, int k, int stride_am, int stride_bn,
+                                     int group_m, const Epilogue &epilogue)
+{
+    gemm_rows<T, BM, BN, BK, WARPS_M, WARPS_N, STAGES, MIN_BLOCKS, ASYNC>(
+        smem, a, Rows<T>{b, n, stride_bn}, c, m, k, stride_am, group_m, epilogue);
 }
 
 }  // namespace linear_wmma

@@ -9,8 +9,8 @@
 
 # %% edit mlp_cu
 # <<<
-#                         out[col] = __float2bfloat16_rn(g / (1.0f + expf(-g)) * u);
+#     return __fdividef(g, 1.0f + __expf(-g)) * u;
 # ===
-#                         const float v = g * u;
-#                         out[col] = __float2bfloat16_rn(v / (1.0f + expf(-v)));
+#     const float v = g * u;
+#     return __fdividef(v, 1.0f + __expf(-v));
 # >>>
