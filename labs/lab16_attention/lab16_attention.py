@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Lab 16 — Attention: FlashAttention's forward pass, in Triton and CUDA C
+# # Lab 16 — Attention: FlashAttention's forward pass, then flash-decoding, in Triton and CUDA C
 #
 # A transformer's attention, for one head:
 #
@@ -34,7 +34,17 @@
 # `alpha` rescales them to the new one. `exp` never sees a positive argument, so nothing
 # overflows, whatever the scores.
 #
-# **The exercise.** `attention`: `q`, `k`, `v` and `o` of shape `[b, h, s, d]` (batch, heads,
+# Two exercises, the two ends of an inference:
+#
+# 1. `attention`: FlashAttention's forward pass, as a model runs it over a prompt (*prefill*):
+#    every token a query, `s²` pairs of work, compute-bound, graded in TFLOP/s;
+# 2. `flash_decode`: one new token per sequence against the keys and values of all the tokens before
+#    it (the *KV cache*), heads grouped as in Llama 3 (*grouped-query attention*): `s` pairs
+#    per head, every key read for a handful of operations, memory-bound, graded in GB/s. The
+#    keys are split across programs (*flash-decoding*) and the partial softmaxes combined
+#    exactly.
+#
+# **Exercise 1.** `attention`: `q`, `k`, `v` and `o` of shape `[b, h, s, d]` (batch, heads,
 # tokens, head dimension), **contiguous**: head `(i, j)` is the `s × d` row-major matrix that
 # starts `(i · h + j) · s · d` elements in. bfloat16 or float16 (all four the same), `d` 64 or
 # 128, any `s`; `causal` is 0 (full) or 1 (causal), passed after `o`. `o` is allocated:
@@ -58,17 +68,22 @@
 #   the second's operand: `tl.dot` twice; WMMA with the scores going through a per-warp
 #   scratch tile in shared memory, because an accumulator fragment's layout is opaque;
 # - causal masking, and the work it saves: a causal program stops at the diagonal;
-# - FLOP accounting for attention: `4 · b · h · s² · d` (full), half that (causal).
+# - FLOP accounting for attention: `4 · b · h · s² · d` (full), half that (causal);
+# - at decode, where the work is a read of the cache: enough programs to keep every SM
+#   reading (split-K over the keys), and the exact combine of partial softmaxes, each with its
+#   own max; grouped-query heads sharing one read of their KV head.
 #
-# **What you write**: a Triton kernel and its launcher, a CUDA C kernel (in a source string)
-# and its launcher.
+# **What you write**, for each exercise: Triton kernels and their launcher, CUDA C kernels (in
+# a source string) and their launcher.
 #
 # **How you are graded**: correctness on shapes you do not see (one token, lengths that end
 # inside a tile, large scores that overflow `exp` unless the max is subtracted), fresh random
-# inputs, compared with a float64 result; on a GPU, the time of your kernels at `s = 4096`
-# (64 heads, head dims 64 and 128, full and causal) against reference kernels, in TFLOP/s and
-# against torch's fused attention (`F.scaled_dot_product_attention`). Without a GPU, Triton
-# runs in its interpreter and CUDA C on the CPU: correctness only.
+# inputs, compared with a float64 result; on a GPU, the time of your kernels against reference
+# kernels: exercise 1 at `s = 4096` (64 heads, head dims 64 and 128, full and causal) in
+# TFLOP/s and against torch's fused attention (`F.scaled_dot_product_attention`); exercise 2
+# on caches of 8192 and 32768 tokens (one and eight sequences) in GB/s, against the copy roof
+# and torch's fused attention. Without a GPU, Triton runs in its interpreter and CUDA C on the
+# CPU: correctness only.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
 # The lab's runtime comes first: without a GPU it switches Triton to its interpreter, which must
@@ -558,13 +573,13 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
 # shape (`b`, `h`, `s`, `d`, `causal`) and the first wrong elements of `o` by
 # `[batch, head, token, column]`.
 
-# %% nbgrader={"grade": true, "grade_id": "test_triton", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "test_attention_triton", "locked": true, "schema_version": 3, "solution": false}
 check(LAB, "triton", attention_triton)
 ### BEGIN HIDDEN TESTS
 check(LAB, "triton", attention_triton, suite="hidden")
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "test_cuda", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "test_attention_cuda", "locked": true, "schema_version": 3, "solution": false}
 check(LAB, "cuda", attention_cuda)
 ### BEGIN HIDDEN TESTS
 check(LAB, "cuda", attention_cuda, suite="hidden")
@@ -585,14 +600,677 @@ check(LAB, "cuda", attention_cuda, suite="hidden")
 # would move `4 · s²` bytes per head, 4.3 GB at this size, for 0.3 to 0.6 TFLOP of work; this
 # one reads `q`, `k` and `v` (`k` and `v` once per query tile) and writes `o`.
 
-# %% nbgrader={"grade": true, "grade_id": "perf_triton", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "perf_attention_triton", "locked": true, "schema_version": 3, "solution": false}
 bench(LAB, "triton", attention_triton)
 ### BEGIN HIDDEN TESTS
 bench(LAB, "triton", attention_triton, graded=True)
 ### END HIDDEN TESTS
 
-# %% nbgrader={"grade": true, "grade_id": "perf_cuda", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": true, "grade_id": "perf_attention_cuda", "locked": true, "schema_version": 3, "solution": false}
 bench(LAB, "cuda", attention_cuda)
 ### BEGIN HIDDEN TESTS
 bench(LAB, "cuda", attention_cuda, graded=True)
+### END HIDDEN TESTS
+
+
+# %% [markdown]
+# ## Exercise 2 — flash_decode: one token against a KV cache
+#
+# A model generating text runs exercise 1 once over the prompt, then produces **one token at a
+# time**. Each new token's query, one row per head, attends to the keys and values of every
+# token before it, which the model keeps from step to step: the **KV cache**. Per sequence
+# `i` and query head `h`:
+#
+#     o[i, h] = softmax(q[i, h] · k[i, j]ᵀ · scale) · v[i, j],   j = h // group,   scale = 1/sqrt(d)
+#
+# - `q`: bfloat16 `[b, hq, d]`, the new token's queries, `b` sequences of `hq` heads;
+# - `k`, `v`: bfloat16 `[b, hkv, s, d]`, the cache: KV head `(i, j)` is the `s × d` row-major
+#   matrix that starts `(i · hkv + j) · s · d` elements in;
+# - `o`: bfloat16 `[b, hq, d]`, allocated: write into it. All four contiguous; `d` 64 or 128.
+#
+# **Grouped-query attention (GQA).** `hq = group · hkv`: each KV head is shared by `group`
+# query heads, query head `h` reading KV head `h // group` (heads `j · group` to
+# `j · group + group - 1` read KV head `j`). Llama 3 8B has 32 query heads on 8 KV heads
+# (`group` 4), 70B 64 on 8 (`group` 8); `group` 1 is plain multi-head attention. Here `group`
+# is 1, 2, 4 or 8. The cache is `group` times smaller than with a KV head per query head, and
+# a kernel that loads each block of a KV head **once for the whole group** reads the cache
+# once, where a program per query head would read it `group` times (from L2 at best).
+#
+# **Why decode is memory-bound.** Per query head and key: `d` multiply-adds for the score and
+# `d` for `p · v`, `4 d` floating-point operations, against `4 d` bytes of the key's and the
+# value's rows (bfloat16), shared by the group: `group` operations per byte, 4 for Llama 3
+# 8B. A Hopper GPU's CUDA cores alone do over ten float32 operations for every byte its memory
+# delivers, its tensor cores hundreds. So the time of a decode step is the time it takes to
+# read `k` and `v` once; everything else must hide behind that read.
+#
+# **Why one program per head leaves the GPU idle.** Exercise 1 gives each program a tile of
+# queries; here a head has one. One program per KV head is `b · hkv` programs: at `b = 1` with
+# 8 KV heads, 8 programs for a GPU of 132 SMs, and one SM alone draws a small share of the
+# memory's bandwidth. The reading has to be spread over all of them.
+#
+# **Split-K over the keys.** Cut each KV head's `s` keys into `splits` ranges of
+# `keys_per_split` keys and give each range a program of its own: `b · hkv · splits` programs,
+# enough to keep every SM busy (64 splits a head at `b = 1`: 512 programs). Program `t` runs
+# exercise 1's online softmax over its keys only, and leaves, for each query head of its group,
+# a **partial** result in float32 scratch memory:
+#
+#     m_t   = max over its keys c of x_c                     (its own max)
+#     l_t   = Σ_c exp(x_c - m_t)
+#     acc_t = Σ_c exp(x_c - m_t) · v_c                        (a row of d, not divided by l_t)
+#
+# **The exact combine.** A second launch merges a head's partials. Each was computed against
+# its own max, so each is first rescaled to the common one:
+#
+#     m = max_t m_t
+#     l = Σ_t exp(m_t - m) · l_t
+#     o = Σ_t exp(m_t - m) · acc_t / l
+#
+# Exact, because `exp(x_c - m_t) · exp(m_t - m) = exp(x_c - m)`: every term ends up as the
+# one-pass softmax would have it. It is the online softmax's `alpha` of exercise 1, applied once
+# across splits instead of tile after tile; and since `m_t ≤ m`, no weight exceeds 1, whatever
+# the scores. Forget the `m_t` (weights `exp(m_t)` from the raw maxima) and the weights
+# overflow float32 as soon as a score passes 88; add the partials as they are and every split
+# counts as if its max were the common one.
+#
+# **The launch plan** (both languages):
+#
+# 1. `splits`: about 4 programs per SM over the batch, never more splits than 64-key tiles,
+#    at most 64: `sms = torch.cuda.get_device_properties(q.device).multi_processor_count if
+#    q.is_cuda else 4` (132 on an H100; without a GPU, plan as for 4), `splits = min(cdiv(4 ·
+#    sms, b · hkv), cdiv(s, 64), 64)`; then `keys_per_split = cdiv(cdiv(s, splits), 64) · 64`
+#    (whole tiles) and `splits = cdiv(s, keys_per_split)`, so that no split is empty.
+# 2. Scratch: `part_o` `[b, hq, splits, d]`, `part_m` and `part_l` `[b, hq, splits]`, float32,
+#    `torch.empty(..., device=q.device)`: every element is written by the first launch.
+# 3. The split pass: one program (block) per `(split, KV head j, sequence i)`, grid
+#    `(splits, hkv, b)`. It handles the `group` query heads of its KV head together.
+# 4. The combine: one program (block) per query head, grid `(b · hq,)`.
+#
+# The two launches go to one stream: the second starts when the first is done.
+#
+# **Rules of the arithmetic**: scores and every statistic (`m`, `l`, the partials, the combine)
+# in float32; `p · v` summed in float32 (Triton's `tl.dot` takes `p` rounded to bfloat16, as in
+# exercise 1; the CUDA kernel multiplies on the CUDA cores in float32 and keeps `p` as it is:
+# the check allows either); `o` rounded once, at the store. Work in base 2 as in exercise 1
+# (`log2(e)` folded into the scale, `exp2` everywhere, `m_t` in base 2 too): both passes must
+# agree on it. The check compares with the float64 result at one bfloat16 ulp relative, 4e-3
+# absolute.
+#
+# ### Triton
+#
+# **`flash_decode_kernel`**, the split pass: `split`, `kv_j`, `seq` = `tl.program_id(0)`, `(1)`,
+# `(2)`; `tl.num_programs(0)` is `splits`, `tl.num_programs(1)` is `hkv`. The group's queries
+# are one `[BLOCK_G, d]` block, `BLOCK_G = max(16, next_power_of_2(group))`: rows past `group`
+# are zeros, their results never stored. Then exercise 1's loop over the split's keys, without
+# the causal mask: `tl.dot(q, kt)` for the scores, `tl.dot(p, v, acc)` for the sum.
+#
+# Why `tl.dot` for a block of 4 or 8 real rows: it wants at least 16, and the padding costs
+# tensor-core work, which is free here (the kernel waits on memory). The alternative, a
+# broadcast `q[:, None, :] * k[None, :, :]` summed over `d`, holds `group × BLOCK_N × d` products
+# at once (32768 floats at `group` 4, 64 keys, `d = 128`): registers spill.
+#
+# **`flash_decode_combine_kernel`**: one program per query head, its splits as one block.
+#
+# <details><summary>Hint 1 — which heads, where</summary>
+#
+# `n_kv = tl.num_programs(axis=1)`; the KV head's first element
+# `kv = (seq * n_kv + kv_j).to(tl.int64) * s * HEAD_DIM` (64-bit: `b · hkv · s · d` passes
+# 2^31 in a large batch). Its query heads, numbered as the rows of `q` viewed `[b · hq, d]`:
+# `heads = seq * n_kv * GROUP + kv_j * GROUP + offs_g` with `offs_g = tl.arange(0, BLOCK_G)`;
+# the `q` block at `q_ptr + heads[:, None] * HEAD_DIM + offs_d[None, :]`, masked by
+# `offs_g[:, None] < GROUP` with `other=0.0`. Elements differ only where `group > 1` and
+# `hkv > 1`: the heads of KV head `j` are `j · group + g`, not `j + g · hkv`.
+# </details>
+#
+# <details><summary>Hint 2 — the split's keys</summary>
+#
+# `start = split * keys_per_split`, `stop = tl.minimum(start + keys_per_split, s)`,
+# `for n0 in range(start, stop, BLOCK_N)`, `offs_n = n0 + tl.arange(0, BLOCK_N)`. Since
+# `keys_per_split` is a multiple of `BLOCK_N`, a tile never runs into the next split, only past
+# `s` (in the last split): the masks are `offs_n < s`. `kᵀ`'s block at
+# `k_ptr + kv + offs_n[None, :] * HEAD_DIM + offs_d[:, None]`, `v`'s at
+# `v_ptr + kv + offs_n[:, None] * HEAD_DIM + offs_d[None, :]`, both masked with `other=0.0`.
+# </details>
+#
+# <details><summary>Hint 3 — the loop body</summary>
+#
+# Exercise 1's: `x = tl.dot(q, kt) * qk_scale`; keys past `s` get `-inf`
+# (`tl.where(offs_n[None, :] < s, x, float("-inf"))`: a zero key scores 0, which counts in `l`;
+# without it, elements differ only where `s` is not a multiple of 64); `m_new`, `alpha`, `p`,
+# `l_i`; `acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])`; `m_i = m_new`. Every split
+# holds at least one key below `s`, so `m_i` is finite after its first tile.
+# </details>
+#
+# <details><summary>Hint 4 — the partials</summary>
+#
+# A head's splits are consecutive: `rows = heads * splits + split`. Store `acc` (not divided
+# by `l_i`) at `part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :]`, `m_i` at
+# `part_m_ptr + rows` and `l_i` at `part_l_ptr + rows`, each masked by the group's rows
+# (`offs_g < GROUP`). float32 all three: a partial rounded to bfloat16 would add a rounding the
+# rules do not allow.
+# </details>
+#
+# <details><summary>Hint 5 — the combine</summary>
+#
+# `head = tl.program_id(0)`, `offs_s = tl.arange(0, BLOCK_S)` (`BLOCK_S` the next power of two
+# of `splits`), `mask = offs_s < splits`. Load `m_t` with `other=float("-inf")`, `l_t` with
+# `other=0.0`, the `[BLOCK_S, HEAD_DIM]` block of `acc_t` with `other=0.0`. Then
+# `m = tl.max(m_t, axis=0)`, `w = tl.exp2(m_t - m)` (0 on the masked rows),
+# `o = tl.sum(w[:, None] * acc_t, axis=0) / tl.sum(w * l_t, axis=0)`, stored as
+# `o.to(o_ptr.dtype.element_ty)` at `o_ptr + head * HEAD_DIM + offs_d`. NaN on the graded
+# shapes with large scores only: the weights without `- m`.
+# </details>
+#
+# <details><summary>Hint 6 — the launcher</summary>
+#
+# Validate (`k.shape == v.shape == (b, hkv, s, d)`, `hq % hkv == 0`, contiguous, `d` 64 or
+# 128), plan the splits as above with `BLOCK_N = 64`, allocate the partials, then
+# `flash_decode_kernel[(splits, hkv, b)](q, k, v, part_o, part_m, part_l, s, keys_per_split,
+# log2(e) / sqrt(d), GROUP=group, BLOCK_G=..., HEAD_DIM=d, BLOCK_N=64)` and
+# `flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
+# BLOCK_S=triton.next_power_of_2(splits))`. 4 warps and 3 stages for the split pass let the
+# next tiles load while this one is used (not yet measured on a GPU; the reference's constants
+# are swept).
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "flash_decode_triton", "locked": false, "schema_version": 3, "solution": true}
+@triton.jit
+def flash_decode_kernel(
+    q_ptr,  # q: [b, hq, d] contiguous, bfloat16
+    k_ptr,  # k: [b, hkv, s, d] contiguous, bfloat16
+    v_ptr,  # v: the same
+    part_o_ptr,  # [b, hq, splits, d] float32: each split's sum of p . v (not divided by l)
+    part_m_ptr,  # [b, hq, splits] float32: each split's max score (base 2)
+    part_l_ptr,  # [b, hq, splits] float32: each split's sum of p
+    s,  # keys per KV head
+    keys_per_split,  # a multiple of BLOCK_N
+    qk_scale,  # log2(e) / sqrt(d): scores in base 2
+    GROUP: tl.constexpr,  # query heads per KV head, hq // hkv
+    BLOCK_G: tl.constexpr,  # GROUP padded to 16 rows at least (tl.dot's smallest)
+    HEAD_DIM: tl.constexpr,  # d: 64 or 128
+    BLOCK_N: tl.constexpr,  # keys per tile
+):
+    ### BEGIN SOLUTION
+    split = tl.program_id(axis=0)
+    kv_j = tl.program_id(axis=1)  # the KV head, within its sequence
+    seq = tl.program_id(axis=2)
+    splits = tl.num_programs(axis=0)
+    n_kv = tl.num_programs(axis=1)  # hkv
+    kv = (seq * n_kv + kv_j).to(tl.int64) * s * HEAD_DIM  # the KV head's first element, 64-bit
+    offs_g = tl.arange(0, BLOCK_G)
+    offs_d = tl.arange(0, HEAD_DIM)
+    in_group = offs_g < GROUP  # rows past the group: tl.dot's padding, never stored
+    # The query heads j GROUP .. j GROUP + GROUP - 1 of the sequence, as rows of q's [b hq, d].
+    heads = seq * n_kv * GROUP + kv_j * GROUP + offs_g
+    q = tl.load(q_ptr + heads[:, None] * HEAD_DIM + offs_d[None, :], mask=in_group[:, None],
+                other=0.0)
+    m_i = tl.full((BLOCK_G,), float("-inf"), dtype=tl.float32)  # running max, base 2
+    l_i = tl.zeros((BLOCK_G,), dtype=tl.float32)  # running sum of exp2(x - m_i)
+    acc = tl.zeros((BLOCK_G, HEAD_DIM), dtype=tl.float32)  # running sum of p . v
+    start = split * keys_per_split
+    stop = tl.minimum(start + keys_per_split, s)
+    for n0 in range(start, stop, BLOCK_N):  # whole tiles: only the last split's ends past s
+        offs_n = n0 + tl.arange(0, BLOCK_N)
+        # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
+        kt = tl.load(k_ptr + kv + offs_n[None, :] * HEAD_DIM + offs_d[:, None],
+                     mask=offs_n[None, :] < s, other=0.0)
+        x = tl.dot(q, kt) * qk_scale  # the group's scores, float32
+        x = tl.where(offs_n[None, :] < s, x, float("-inf"))  # a zero key would score 0
+        m_new = tl.maximum(m_i, tl.max(x, axis=1))
+        alpha = tl.exp2(m_i - m_new)  # the old terms, rescaled to the new max
+        p = tl.exp2(x - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = tl.load(v_ptr + kv + offs_n[:, None] * HEAD_DIM + offs_d[None, :],
+                    mask=offs_n[:, None] < s, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])  # p rounded for the tensor cores
+        m_i = m_new
+    # The split's partials, float32: a head's splits are consecutive rows.
+    rows = heads * splits + split
+    tl.store(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=in_group[:, None])
+    tl.store(part_m_ptr + rows, m_i, mask=in_group)
+    tl.store(part_l_ptr + rows, l_i, mask=in_group)
+    ### END SOLUTION
+
+
+@triton.jit
+def flash_decode_combine_kernel(
+    part_o_ptr,  # [b, hq, splits, d] float32, from flash_decode_kernel
+    part_m_ptr,  # [b, hq, splits] float32
+    part_l_ptr,  # [b, hq, splits] float32
+    o_ptr,  # o: [b, hq, d] bfloat16, written
+    splits,  # partials per query head
+    HEAD_DIM: tl.constexpr,  # d
+    BLOCK_S: tl.constexpr,  # splits, rounded up to a power of two
+):
+    ### BEGIN SOLUTION
+    head = tl.program_id(axis=0)  # one query head of one sequence: a row of o's [b hq, d]
+    offs_s = tl.arange(0, BLOCK_S)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = head * splits + offs_s
+    mask = offs_s < splits
+    m_t = tl.load(part_m_ptr + rows, mask=mask, other=float("-inf"))
+    l_t = tl.load(part_l_ptr + rows, mask=mask, other=0.0)
+    acc_t = tl.load(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], mask=mask[:, None],
+                    other=0.0)
+    m = tl.max(m_t, axis=0)  # the common max: every split's terms rescaled to it
+    w = tl.exp2(m_t - m)  # at most 1; 0 on the rows past splits
+    o = tl.sum(w[:, None] * acc_t, axis=0) / tl.sum(w * l_t, axis=0)
+    tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
+    ### END SOLUTION
+
+
+def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
+    """o[i, h] = softmax(q[i, h] @ k[i, h // group]^T / sqrt(d)) @ v[i, h // group]: the keys
+    split across programs, then the splits' partials combined."""
+    ### BEGIN SOLUTION
+    b, hq, d = q.shape
+    hkv, s = k.shape[1], k.shape[2]
+    assert k.shape == v.shape == (b, hkv, s, d) and o.shape == q.shape, \
+        f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}"
+    assert hq % hkv == 0, f"{hq} query heads on {hkv} KV heads: groups must be whole"
+    assert all(t.is_contiguous() for t in (q, k, v, o)), "q, k, v and o must be contiguous"
+    assert d in (64, 128), f"head dim {d}: this kernel takes 64 or 128"
+    group = hq // hkv
+    BLOCK_N = 64
+    # About 4 programs per SM over the batch; no more splits than tiles, at most 64 (the
+    # combine holds a head's splits in one block). Without a GPU: planned as for 4 SMs.
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
+    splits = min(triton.cdiv(4 * sms, b * hkv), triton.cdiv(s, BLOCK_N), 64)
+    keys_per_split = triton.cdiv(triton.cdiv(s, splits), BLOCK_N) * BLOCK_N  # whole tiles
+    splits = triton.cdiv(s, keys_per_split)  # none left empty
+    # Every element of the partials is written by flash_decode_kernel: no need to zero them.
+    part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
+    part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    flash_decode_kernel[(splits, hkv, b)](
+        q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
+        GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d,
+        BLOCK_N=BLOCK_N, num_warps=4, num_stages=3)
+    flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
+                                           BLOCK_S=triton.next_power_of_2(splits), num_warps=4)
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### CUDA C: a key per group of lanes, warp shuffles, no tensor cores
+#
+# One block of 128 threads (4 warps) per `(split, KV head, sequence)`:
+# `blockIdx.x`, `.y`, `.z`, grid `(splits, hkv, b)`. No shared K/V tiles and no tensor cores:
+# each key is used for `group` dot products and `group` multiply-adds of its value row, work
+# the CUDA cores do faster than memory delivers the rows. What matters is that every load is
+# wide and every byte is read once.
+#
+# **A key per group of lanes.** A key's row is `d` bfloat16s, `d / 8` pieces of 16 bytes. So
+# `LANES = d / 8` lanes read one key together, a piece each (`uint4`: 8 elements), and a warp
+# reads `32 / LANES` keys at once: 2 at `d = 128`, 4 at `d = 64`. The block's
+# `SLOTS = 128 / LANES` lane groups (8 or 16) take keys `start + slot`, `start + slot + SLOTS`,
+# …: lane `threadIdx.x` is in group `slot = threadIdx.x / LANES` and owns columns
+# `col = (threadIdx.x % LANES) · 8` to `col + 7`, for the whole loop.
+#
+# **Per key**, each lane: its 8 columns of the key, `G` partial dot products with its 8
+# columns of each query head (held in registers, as floats, already scaled: `qf[G][8]`), then
+# the sums across the group's `LANES` lanes with `__shfl_xor_sync` (offsets `LANES / 2` down to
+# 1: an XOR below `LANES` stays inside an aligned group of `LANES` lanes, and every lane ends
+# with the whole score). Then the online softmax per query head, one key at a time, on the
+# lane's `m[G]`, `l[G]` and its 8 columns of the accumulator, `acc[G][8]`, with its 8 columns of
+# the value.
+#
+# **The block's partial.** After the loop every lane group holds a partial of its own, over
+# the keys it saw. They are combined exactly as the splits will be: each group writes its
+# `acc`, `m` and `l` to shared memory, `__syncthreads()`, then the block's threads take the
+# `G · d` outputs, and for each the max over the groups' `m`, the weights `exp2f(m_slot - m)`,
+# and the weighted sums; they write the split's partial to `part_o`, `part_m`, `part_l`.
+#
+# **The combine kernel**: one block of `d` threads per query head; thread `c` reads every
+# split's `m` (the same few floats in every thread: the cache serves them), then the weights
+# and its column of every `acc_t`, and writes `o[head][c]` rounded once with
+# `__float2bfloat16_rn`.
+#
+# `G` and `D` are template parameters, so that `qf`, `acc` and the loops over them are sized at
+# compile time and stay in registers: `template <int D, int G> flash_decode_split(...)`,
+# instantiated in eight kernels (given), `flash_decode_kernel_d64_g1` to
+# `flash_decode_kernel_d128_g8`.
+#
+# <details><summary>Hint 1 — eight elements in one load</summary>
+#
+# A `__device__` function `load8(const __nv_bfloat16 *p, float *f)`:
+# `const uint4 raw = *reinterpret_cast<const uint4 *>(p);` (16 bytes at once: `p` must be
+# 16-byte aligned, true for every piece, since a row is `2 d` bytes, a multiple of 16, and
+# torch aligns its allocations), then the four `__nv_bfloat162` pairs in it,
+# `reinterpret_cast<const __nv_bfloat162 *>(&raw)`, each through `__bfloat1622float2`.
+# </details>
+#
+# <details><summary>Hint 2 — whose rows</summary>
+#
+# `kv_head = blockIdx.z * gridDim.y + blockIdx.y` (the sequence's KV head, numbered as `k`'s
+# `[b · hkv]` matrices); its first element `(long long)kv_head * s * D`; its query heads
+# `kv_head * G + g`, rows of `q` viewed `[b · hq, D]` (since `hq = G · hkv`). Before the loop,
+# `load8(q + (long long)(kv_head * G + g) * D + col, qf[g])` and each element times
+# `scale_log2`; `m[g] = -INFINITY`, `l[g] = 0`, `acc[g][e] = 0`.
+# </details>
+#
+# <details><summary>Hint 3 — a loop every lane runs</summary>
+#
+# `__shfl_xor_sync(0xffffffff, ...)` needs all 32 lanes of the warp: the loop bounds must be
+# the same for all of them. `for (int c0 = start; c0 < stop; c0 += SLOTS)` with
+# `stop = min(start + keys_per_split, s)`, then `c = c0 + slot` and `valid = c < stop`. A lane
+# of an invalid key loads zeros and joins the shuffles; only the online-softmax update is
+# skipped (`if (valid)`, after the shuffles).
+# </details>
+#
+# <details><summary>Hint 4 — one key's update</summary>
+#
+# For each `g`: `m_new = fmaxf(m[g], x[g])`, `alpha = exp2f(m[g] - m_new)` (0 at the group's
+# first key, from `m[g] = -INFINITY`), `p = exp2f(x[g] - m_new)`, `l[g] = l[g] * alpha + p`,
+# `acc[g][e] = acc[g][e] * alpha + p * vf[e]` for the lane's 8 columns `vf` of the value,
+# `m[g] = m_new`. Elements differ everywhere: a shuffle offset of `LANES` or more (two keys'
+# scores added into one).
+# </details>
+#
+# <details><summary>Hint 5 — the block's partial</summary>
+#
+# `__shared__ float sm_o[SLOTS][G][D], sm_m[SLOTS][G], sm_l[SLOTS][G];` (32 KiB at `G` = 8,
+# either `d`). Each lane writes its 8 columns of `acc[g]` to `sm_o[slot][g][col]` on,
+# the group's first lane (`col == 0`) its `m` and `l`; `__syncthreads()`; then
+# `for (int i = threadIdx.x; i < G * D; i += THREADS)`: `g = i / D`, `c = i % D`, the max of
+# `sm_m[·][g]`, weights `exp2f(sm_m[t][g] - mx)` (0 for a lane group that saw no key, whose
+# `m` is `-INFINITY`; every split has a key, so `mx` is finite), and the two weighted sums.
+# Row `(long long)(kv_head * G + g) * gridDim.x + blockIdx.x` of the partials: `part_o[row * D +
+# c]`, and `part_m[row]`, `part_l[row]` where `c == 0`. "Depends on thread order": the barrier
+# missing.
+# </details>
+#
+# <details><summary>Hint 6 — the combine and the launcher</summary>
+#
+# `flash_decode_combine_kernel(part_o, part_m, part_l, o, splits)`: `head = blockIdx.x`,
+# `c = threadIdx.x`, `d = blockDim.x`; a first loop for the max, a second for
+# `w = exp2f(part_m[first + t] - m)`, `sum_l += w * part_l[...]`,
+# `sum_o += w * part_o[(first + t) * d + c]`. The launcher plans the splits as the Triton one
+# does (64-key granularity), allocates the partials, picks `flash_decode_kernel_d{d}_g{group}`, and
+# launches it with `block=(128, 1, 1)`, `grid=(splits, hkv, b)`, then the combine with
+# `block=(d, 1, 1)`, `grid=(b * hq, 1)`; tensors as `np.uintp(t.data_ptr())`, `s` and
+# `keys_per_split` as `np.int32`, the scale `np.float32(log2(e) / sqrt(d))`.
+# </details>
+
+# %% nbgrader={"grade": false, "grade_id": "flash_decode_cu", "locked": false, "schema_version": 3, "solution": true}
+FLASH_DECODE_CU = r"""
+#include <cuda_bf16.h>
+
+#define WARPS 4              // warps per block of the split pass
+#define THREADS (WARPS * 32)
+
+/// BEGIN SOLUTION
+// Eight bfloat16s (16 bytes, one load; p 16-byte aligned) as floats.
+__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
+{
+    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
+    const __nv_bfloat162 *pairs = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const float2 two = __bfloat1622float2(pairs[i]);
+        f[2 * i] = two.x;
+        f[2 * i + 1] = two.y;
+    }
+}
+/// END SOLUTION
+
+// One block: the G query heads of KV head blockIdx.y of sequence blockIdx.z, against keys
+// blockIdx.x * keys_per_split onward (below s); writes each head's partial for this split.
+template <int D, int G>
+__device__ __forceinline__ void flash_decode_split(
+    const __nv_bfloat16 *__restrict__ q,  // [b, hq, D]
+    const __nv_bfloat16 *__restrict__ k,  // [b, hkv, s, D]
+    const __nv_bfloat16 *__restrict__ v,  // [b, hkv, s, D]
+    float *__restrict__ part_o,           // [b, hq, splits, D]
+    float *__restrict__ part_m,           // [b, hq, splits]
+    float *__restrict__ part_l,           // [b, hq, splits]
+    int s,                                // keys per KV head
+    int keys_per_split,                   // keys per block
+    float scale_log2)                     // log2(e) / sqrt(D)
+{
+    /// BEGIN SOLUTION
+    constexpr int LANES = D / 8;            // lanes that read one key, 8 columns (16 bytes) each
+    constexpr int SLOTS = THREADS / LANES;  // lane groups in the block: keys read at once
+    const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;  // a matrix of k's [b hkv]
+    const int slot = threadIdx.x / LANES;   // this lane's group
+    const int col = threadIdx.x % LANES * 8;  // the first of its 8 columns
+
+    // The lane's 8 columns of each query head of the group, as floats, scaled (base 2).
+    float qf[G][8];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        load8(q + (long long)(kv_head * G + g) * D + col, qf[g]);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) qf[g][e] *= scale_log2;
+    }
+    const __nv_bfloat16 *k_rows = k + (long long)kv_head * s * D + col;  // 64-bit offsets
+    const __nv_bfloat16 *v_rows = v + (long long)kv_head * s * D + col;
+    float m[G], l[G], acc[G][8];  // per head: running max (base 2), sum, 8 columns of p . v
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        m[g] = -INFINITY;
+        l[g] = 0.0f;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) acc[g][e] = 0.0f;
+    }
+
+    const int start = blockIdx.x * keys_per_split;
+    const int stop = min(start + keys_per_split, s);
+    // The same bounds for every lane: the shuffles below need the whole warp.
+    for (int c0 = start; c0 < stop; c0 += SLOTS) {
+        const int c = c0 + slot;  // this group's key
+        const bool valid = c < stop;
+        float kf[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (valid) load8(k_rows + (long long)c * D, kf);
+        float x[G];  // the scores, summed across the group's LANES lanes
+#pragma unroll
+        for (int g = 0; g < G; ++g) {
+            x[g] = 0.0f;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) x[g] += qf[g][e] * kf[e];
+#pragma unroll
+            for (int off = LANES / 2; off > 0; off /= 2)  // below LANES: inside the group
+                x[g] += __shfl_xor_sync(0xffffffffu, x[g], off);
+        }
+        if (valid) {
+            float vf[8];
+            load8(v_rows + (long long)c * D, vf);
+#pragma unroll
+            for (int g = 0; g < G; ++g) {
+                const float m_new = fmaxf(m[g], x[g]);
+                const float alpha = exp2f(m[g] - m_new);  // 0 at the group's first key
+                const float p = exp2f(x[g] - m_new);
+                l[g] = l[g] * alpha + p;
+#pragma unroll
+                for (int e = 0; e < 8; ++e) acc[g][e] = acc[g][e] * alpha + p * vf[e];
+                m[g] = m_new;
+            }
+        }
+    }
+
+    // The lane groups' partials, combined as the splits will be: through shared memory.
+    __shared__ float sm_o[SLOTS][G][D], sm_m[SLOTS][G], sm_l[SLOTS][G];
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) sm_o[slot][g][col + e] = acc[g][e];
+        if (col == 0) {
+            sm_m[slot][g] = m[g];
+            sm_l[slot][g] = l[g];
+        }
+    }
+    __syncthreads();  // every group's partial is in shared memory
+    for (int i = threadIdx.x; i < G * D; i += THREADS) {
+        const int g = i / D, c = i % D;
+        float mx = -INFINITY;  // finite: every split has a key below s
+        for (int t = 0; t < SLOTS; ++t) mx = fmaxf(mx, sm_m[t][g]);
+        float sum_l = 0.0f, sum_o = 0.0f;
+        for (int t = 0; t < SLOTS; ++t) {
+            const float w = exp2f(sm_m[t][g] - mx);  // 0 for a group that saw no key
+            sum_l += w * sm_l[t][g];
+            sum_o += w * sm_o[t][g][c];
+        }
+        const long long row = (long long)(kv_head * G + g) * gridDim.x + blockIdx.x;
+        part_o[row * D + c] = sum_o;
+        if (c == 0) {
+            part_m[row] = mx;
+            part_l[row] = sum_l;
+        }
+    }
+    /// END SOLUTION
+}
+
+// The eight kernels the launcher picks from: head dimension x group.
+#define FLASH_DECODE_KERNEL(D, G)                                                             \
+    extern "C" __global__ void __launch_bounds__(THREADS) flash_decode_kernel_d##D##_g##G(    \
+        const __nv_bfloat16 *q, const __nv_bfloat16 *k, const __nv_bfloat16 *v,               \
+        float *part_o, float *part_m, float *part_l, int s, int keys_per_split,               \
+        float scale_log2)                                                                     \
+    {                                                                                         \
+        flash_decode_split<D, G>(q, k, v, part_o, part_m, part_l, s, keys_per_split,          \
+                                 scale_log2);                                                 \
+    }
+FLASH_DECODE_KERNEL(64, 1)
+FLASH_DECODE_KERNEL(64, 2)
+FLASH_DECODE_KERNEL(64, 4)
+FLASH_DECODE_KERNEL(64, 8)
+FLASH_DECODE_KERNEL(128, 1)
+FLASH_DECODE_KERNEL(128, 2)
+FLASH_DECODE_KERNEL(128, 4)
+FLASH_DECODE_KERNEL(128, 8)
+
+// One block per query head (blockIdx.x, a row of o's [b hq, d]), one thread per column of o:
+// the head's splits combined, each rescaled to the common max.
+extern "C" __global__ void flash_decode_combine_kernel(
+    const float *__restrict__ part_o,  // [b hq, splits, d] float32, from the split pass
+    const float *__restrict__ part_m,  // [b hq, splits]
+    const float *__restrict__ part_l,  // [b hq, splits]
+    __nv_bfloat16 *__restrict__ o,     // [b hq, d], written
+    int splits)                        // partials per query head
+{
+    /// BEGIN SOLUTION
+    const int d = blockDim.x, c = threadIdx.x;
+    const long long first = (long long)blockIdx.x * splits;  // the head's first partial
+    float m = -INFINITY;
+    for (int t = 0; t < splits; ++t) m = fmaxf(m, part_m[first + t]);
+    float sum_l = 0.0f, sum_o = 0.0f;
+    for (int t = 0; t < splits; ++t) {
+        const float w = exp2f(part_m[first + t] - m);  // at most 1
+        sum_l += w * part_l[first + t];
+        sum_o += w * part_o[(first + t) * d + c];
+    }
+    o[(long long)blockIdx.x * d + c] = __float2bfloat16_rn(sum_o / sum_l);
+    /// END SOLUTION
+}
+"""
+
+# %% nbgrader={"grade": false, "grade_id": "flash_decode_cuda", "locked": false, "schema_version": 3, "solution": true}
+# Templates: the source says extern "C" itself (no_extern_c=True).
+flash_decode_module = SourceModule(FLASH_DECODE_CU, no_extern_c=True)
+flash_decode_kernels_cu = {
+    (d, g): flash_decode_module.get_function(f"flash_decode_kernel_d{d}_g{g}")
+    for d in (64, 128) for g in (1, 2, 4, 8)
+}
+flash_decode_combine_cu = flash_decode_module.get_function("flash_decode_combine_kernel")
+
+
+def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
+    """o[i, h] = softmax(q[i, h] @ k[i, h // group]^T / sqrt(d)) @ v[i, h // group]: a block of
+    128 threads per (split, KV head, sequence), then a block per query head combining them.
+
+    Pass the arguments in the kernels' order, as C types: each tensor as
+    np.uintp(t.data_ptr()), ints as np.int32(...), the scale as np.float32(...); then block=
+    and grid= (three numbers each).
+    """
+    ### BEGIN SOLUTION
+    b, hq, d = q.shape
+    hkv, s = k.shape[1], k.shape[2]
+    assert k.shape == v.shape == (b, hkv, s, d) and o.shape == q.shape, \
+        f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}"
+    assert hq % hkv == 0, f"{hq} query heads on {hkv} KV heads: groups must be whole"
+    assert all(t.is_contiguous() and t.dtype == torch.bfloat16 for t in (q, k, v, o)), \
+        "q, k, v and o: contiguous bfloat16"
+    assert (d, hq // hkv) in flash_decode_kernels_cu, \
+        f"head dim {d}, group {hq // hkv}: no kernel for it"
+    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need aligned rows"
+    assert hkv <= 65535 and b <= 65535, f"{hkv} KV heads, {b} sequences: gridDim.y, z <= 65535"
+    # The Triton launcher's plan: about 4 blocks per SM, keys_per_split a multiple of 64.
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
+    splits = min(triton.cdiv(4 * sms, b * hkv), triton.cdiv(s, 64), 64)
+    keys_per_split = triton.cdiv(triton.cdiv(s, splits), 64) * 64
+    splits = triton.cdiv(s, keys_per_split)  # none left empty
+    part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
+    part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    flash_decode_kernels_cu[(d, hq // hkv)](
+        np.uintp(q.data_ptr()),
+        np.uintp(k.data_ptr()),
+        np.uintp(v.data_ptr()),
+        np.uintp(part_o.data_ptr()),
+        np.uintp(part_m.data_ptr()),
+        np.uintp(part_l.data_ptr()),
+        np.int32(s),
+        np.int32(keys_per_split),
+        np.float32(1.4426950408889634 / math.sqrt(d)),  # log2(e) / sqrt(d)
+        block=(128, 1, 1),
+        grid=(splits, hkv, b),
+    )
+    flash_decode_combine_cu(
+        np.uintp(part_o.data_ptr()),
+        np.uintp(part_m.data_ptr()),
+        np.uintp(part_l.data_ptr()),
+        np.uintp(o.data_ptr()),
+        np.int32(splits),
+        block=(d, 1, 1),
+        grid=(b * hq, 1, 1),
+    )
+    ### END SOLUTION
+
+
+# %% [markdown]
+# ### Check flash_decode
+#
+# Shapes: groups 1, 4 and 8 (a KV head of 200 keys read by 4 query heads; plain multi-head
+# attention; 513 keys, one past whole tiles; 8 query heads on one KV head of 37 keys, shorter
+# than a split), head dims 64 and 128, bfloat16. Without a GPU the launchers plan for 4 SMs, so
+# every shape longer than 64 keys is split and combined. A failure names the shape (`b`, `hq`,
+# `d`, `hkv`, `s`) and the first wrong elements of `o` by `[sequence, query head, column]`.
+
+# %% nbgrader={"grade": true, "grade_id": "test_flash_decode_triton", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "triton", flash_decode_triton)
+### BEGIN HIDDEN TESTS
+check(LAB, "triton", flash_decode_triton, suite="hidden")
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "test_flash_decode_cuda", "locked": true, "schema_version": 3, "solution": false}
+check(LAB, "cuda", flash_decode_cuda)
+### BEGIN HIDDEN TESTS
+check(LAB, "cuda", flash_decode_cuda, suite="hidden")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### How fast is flash_decode?
+#
+# On a GPU, `bench` times your launcher against torch's fused attention on the same tensors,
+# `F.scaled_dot_product_attention(q[:, :, None], k, v, enable_gqa=True)`, for Llama 3 8B's heads
+# (32 query heads on 8 KV heads, `d = 128`): one sequence of 32768 tokens, eight of 8192 and
+# eight of 32768. The rate is in GB/s of the **minimum traffic**, `k` and `v` read once and `q`
+# and `o` once, `2 · (b · hkv · s + b · hq) · d · 2` bytes (128 MiB to 1 GiB a call; your
+# float32 partials are extra, and cost you), and as a share of the GPU's copy roof (a large
+# device-to-device copy): a decode step can go no faster than reading its cache. The sweep
+# goes from 2048 to 65536 tokens of one sequence. Without a GPU it says "skipped: needs a
+# GPU". (Not measured yet on the course GPU.)
+#
+# Try the launcher with `splits = 1`: at `b = 1` the 8 KV heads then have 8 programs between
+# them.
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flash_decode_triton", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "triton", flash_decode_triton)
+### BEGIN HIDDEN TESTS
+bench(LAB, "triton", flash_decode_triton, graded=True)
+### END HIDDEN TESTS
+
+# %% nbgrader={"grade": true, "grade_id": "perf_flash_decode_cuda", "locked": true, "schema_version": 3, "solution": false}
+bench(LAB, "cuda", flash_decode_cuda)
+### BEGIN HIDDEN TESTS
+bench(LAB, "cuda", flash_decode_cuda, graded=True)
 ### END HIDDEN TESTS

@@ -1,4 +1,5 @@
 # impl: cuda
+# exercise: attention
 # status: fail
 # reason: elements differ
 # (the accumulator's rows in shared memory never multiplied by alpha: l follows the running

@@ -1,4 +1,5 @@
 # impl: cuda
+# exercise: attention
 # status: race
 # reason: depends on thread order
 # (the barrier after the K/V tiles' loads left out: a warp multiplies its q fragments with a

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: attention
 # status: fail
 # reason: elements differ
 # (acc never multiplied by alpha: l is rescaled when a row's max grows, the terms already in acc

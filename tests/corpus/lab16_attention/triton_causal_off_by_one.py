@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: attention
 # status: fail
 # reason: causal=1
 # reason: elements differ

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: attention
 # status: fail
 # reason: q scale=40.0
 # reason: elements differ

@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: attention
 # status: fail
 # reason: [b=1, h=2, s=64, d=64
 # reason: elements differ

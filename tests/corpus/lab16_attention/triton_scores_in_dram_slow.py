@@ -1,4 +1,5 @@
 # impl: triton
+# exercise: attention
 # perf: yes
 # device: gpu
 # status: fail

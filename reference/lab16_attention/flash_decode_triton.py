@@ -1,0 +1,142 @@
+"""Reference Triton flash-decoding: the perf bar of lab16's `flash_decode` (hidden from students).
+o[i, h] = softmax(q[i, h] k[i, h // group]^T / sqrt(d)) v[i, h // group] for q, o [b, hq, d] and
+k, v [b, hkv, s, d], contiguous bfloat16.
+
+Split-K: each KV head's keys are cut into splits of whole BLOCK_N tiles, one program per (split,
+KV head, sequence). A program runs the online softmax (float32, base 2) for the query heads of
+its group at once, one [BLOCK_G, d] block of q (the group padded to tl.dot's 16 rows), so that
+each K/V tile is loaded once for the whole group; it writes float32 partials (the sum of p . v,
+the max, the sum of p). A second launch combines a head's splits, each rescaled by
+exp2(m_t - m) to the common max. Whole tiles run without a mask; only the last split of a head
+whose length is not a multiple of BLOCK_N loads one masked tile, at its end.
+
+Traffic (lab.toml's `bytes`): k and v read once, q read and o written once, 2 b (hkv s + hq) d
+bfloat16 elements. On top: q again per split (from L2) and the partials, b hq splits (d + 2)
+float32 values written and read once, 0.2 to 1.6% of k and v at the perf shapes with the
+constants below.
+
+Target (lab.toml): 0.85 of the copy roof at the perf shapes. Not yet measured on a GPU: the
+constants below are a starting point, TUNE lists the sweep.
+"""
+
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+# Launch constants, read per call (benchmarks/tune_references.py sets them). Not yet swept.
+BLOCK_N = 64  # keys per tile; keys_per_split is a multiple of it
+PROGRAMS_PER_SM = 4  # split-pass programs per SM, over the whole batch
+MAX_SPLITS = 64  # the combine holds a head's splits in one block
+NUM_WARPS = 4
+NUM_STAGES = 3
+TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
+        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5)}
+
+
+@triton.jit
+def _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start, stop,
+           MASK: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The online softmax over the keys start .. stop - 1, BLOCK_N at a time."""
+    for n0 in range(start, stop, BLOCK_N):
+        offs_n = n0 + tl.arange(0, BLOCK_N)
+        kt_ptrs = k_ptr + kv + offs_n[None, :] * HEAD_DIM + offs_d[:, None]  # k^T's block
+        v_ptrs = v_ptr + kv + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+        if MASK:
+            kt = tl.load(kt_ptrs, mask=offs_n[None, :] < s, other=0.0)
+        else:
+            kt = tl.load(kt_ptrs)
+        x = tl.dot(q, kt) * qk_scale
+        if MASK:
+            x = tl.where(offs_n[None, :] < s, x, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(x, axis=1))
+        alpha = tl.exp2(m_i - m_new)
+        p = tl.exp2(x - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        if MASK:
+            v = tl.load(v_ptrs, mask=offs_n[:, None] < s, other=0.0)
+        else:
+            v = tl.load(v_ptrs)
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr, s, keys_per_split,
+                  qk_scale, GROUP: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr,
+                  BLOCK_N: tl.constexpr, TAIL: tl.constexpr):
+    split = tl.program_id(axis=0)
+    kv_j = tl.program_id(axis=1)
+    seq = tl.program_id(axis=2)
+    splits = tl.num_programs(axis=0)
+    n_kv = tl.num_programs(axis=1)
+    kv = (seq * n_kv + kv_j).to(tl.int64) * s * HEAD_DIM
+    offs_g = tl.arange(0, BLOCK_G)
+    offs_d = tl.arange(0, HEAD_DIM)
+    in_group = offs_g < GROUP
+    heads = seq * n_kv * GROUP + kv_j * GROUP + offs_g  # query head j GROUP + g reads KV head j
+    q = tl.load(q_ptr + heads[:, None] * HEAD_DIM + offs_d[None, :], mask=in_group[:, None],
+                other=0.0)
+    m_i = tl.full((BLOCK_G,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_G,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_G, HEAD_DIM), dtype=tl.float32)
+    start = split * keys_per_split
+    stop = tl.minimum(start + keys_per_split, s)
+    if TAIL:  # s is not a multiple of BLOCK_N: the tiles below s // BLOCK_N whole, then the last
+        whole = tl.maximum(tl.minimum(stop, s // BLOCK_N * BLOCK_N), start)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start,
+                               whole, False, HEAD_DIM, BLOCK_N)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, whole,
+                               stop, True, HEAD_DIM, BLOCK_N)
+    else:
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start,
+                               stop, False, HEAD_DIM, BLOCK_N)
+    rows = heads * splits + split
+    tl.store(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=in_group[:, None])
+    tl.store(part_m_ptr + rows, m_i, mask=in_group)
+    tl.store(part_l_ptr + rows, l_i, mask=in_group)
+
+
+@triton.jit
+def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, splits,
+                          HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr):
+    head = tl.program_id(axis=0)
+    offs_s = tl.arange(0, BLOCK_S)
+    offs_d = tl.arange(0, HEAD_DIM)
+    rows = head * splits + offs_s
+    mask = offs_s < splits
+    m_t = tl.load(part_m_ptr + rows, mask=mask, other=float("-inf"))
+    l_t = tl.load(part_l_ptr + rows, mask=mask, other=0.0)
+    acc_t = tl.load(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], mask=mask[:, None],
+                    other=0.0)
+    m = tl.max(m_t, axis=0)
+    w = tl.exp2(m_t - m)
+    o = tl.sum(w[:, None] * acc_t, axis=0) / tl.sum(w * l_t, axis=0)
+    tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
+
+
+def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
+    b, hq, d = q.shape
+    hkv, s = k.shape[1], k.shape[2]
+    assert k.shape == v.shape == (b, hkv, s, d) and o.shape == q.shape, \
+        f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}, o {tuple(o.shape)}"
+    assert hq % hkv == 0, f"{hq} query heads on {hkv} KV heads"
+    assert all(t.is_contiguous() for t in (q, k, v, o)), "q, k, v and o must be contiguous"
+    assert d in (64, 128), f"head dim {d}"
+    group = hq // hkv
+    bn = BLOCK_N
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
+    splits = min(triton.cdiv(PROGRAMS_PER_SM * sms, b * hkv), triton.cdiv(s, bn), MAX_SPLITS)
+    keys_per_split = triton.cdiv(triton.cdiv(s, splits), bn) * bn
+    splits = triton.cdiv(s, keys_per_split)
+    part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
+    part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    flash_decode_kernel[(splits, hkv, b)](
+        q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
+        GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
+        TAIL=s % bn != 0, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
+                                           BLOCK_S=triton.next_power_of_2(splits), num_warps=4)
