@@ -38,10 +38,10 @@
 #
 # 1. `attention`: FlashAttention's forward pass, as a model runs it over a prompt (*prefill*):
 #    every token a query, `s²` pairs of work, compute-bound, graded in TFLOP/s;
-# 2. `flash_decode`: one new token per sequence against the keys and values of all the tokens before
-#    it (the *KV cache*), heads grouped as in Llama 3 (*grouped-query attention*): `s` pairs
-#    per head, every key read for a handful of operations, memory-bound, graded in GB/s. The
-#    keys are split across programs (*flash-decoding*) and the partial softmaxes combined
+# 2. `flash_decode`: one new token per sequence against the keys and values of all the tokens
+#    before it (the *KV cache*), heads grouped as in Llama 3 (*grouped-query attention*): `s`
+#    pairs per head, every key read for a handful of operations, memory-bound, graded in GB/s.
+#    The keys are split across programs (*flash-decoding*) and the partial softmaxes combined
 #    exactly.
 #
 # **Exercise 1.** `attention`: `q`, `k`, `v` and `o` of shape `[b, h, s, d]` (batch, heads,
