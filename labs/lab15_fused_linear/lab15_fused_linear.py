@@ -409,12 +409,12 @@ __device__ __forceinline__ float bias_gelu(float acc, float bias)
 // reads whole 128-byte lines, or 8 rows of 64 bytes at BK 32; with 2 a row, 16 rows of 32
 // bytes, the kernel ran 27% slower at 4096^3), thread t taking pieces t % TPR, t % TPR + TPR,
 // ... of row t / TPR and of every THREADS / TPR-th row after it.
-// vec: one cp.async a piece (each aligned and wholly inside or outside the matrix); otherwise
+// VEC: one cp.async a piece (each aligned and wholly inside or outside the matrix); otherwise
 // plain loads and stores, element by element.
-template <int ROWS, int BK, int THREADS>
+template <int ROWS, int BK, int THREADS, bool VEC>
 __device__ __forceinline__ void issue_k_tile(__nv_bfloat16 (*tile)[BK + PAD],
                                              const __nv_bfloat16 *__restrict__ matrix, int row0,
-                                             int rows, int stride, int k0, int k, bool vec)
+                                             int rows, int stride, int k0, int k)
 {
     constexpr int PIECES = BK / 8;                                // pieces in a row of the tile
     constexpr int WIDE = PIECES < 8 ? PIECES : 8;                 // a row's pieces, up to 8
@@ -430,12 +430,12 @@ __device__ __forceinline__ void issue_k_tile(__nv_bfloat16 (*tile)[BK + PAD],
 #pragma unroll
         for (int g = 0; g < PIECES / TPR; ++g) {
             const int c = 8 * (q + g * TPR), kk = k0 + c;  // the piece's first column: tile, matrix
-            if (vec) {  // outside: a copy of 0 bytes that fills 16 with zeros (source never read)
+            if constexpr (VEC) {  // outside: a copy of 0 bytes, 16 zero-filled (source never read)
                 const bool inside = row_in && kk < k;
                 __pipeline_memcpy_async(&tile[row][c], inside ? src + kk : matrix, 16,
                                         inside ? 0 : 16);
-            } else {
-#pragma unroll
+            } else {  // the slow path, kept rolled: both pipelines fit their registers
+#pragma unroll 1
                 for (int e = 0; e < 8; ++e)
                     tile[row][c + e] = row_in && kk + e < k ? src[kk + e] : __float2bfloat16(0.0f);
             }
@@ -493,9 +493,14 @@ linear_gelu_tile(const __nv_bfloat16 *__restrict__ x,  // m x k, rows stride_xm 
     const bool vec = k % 8 == 0 && stride_xm % 8 == 0 && stride_wn % 8 == 0 &&
                      reinterpret_cast<size_t>(x) % 16 == 0 &&
                      reinterpret_cast<size_t>(w) % 16 == 0;
-    auto issue = [&](int buf, int k0) {  // start the copies of the K tile at k0 into buffer buf
-        issue_k_tile<BM, BK, THREADS>(xs[buf], x, row0, m, stride_xm, k0, k, vec);
-        issue_k_tile<BN, BK, THREADS>(ws[buf], w, col0, n, stride_wn, k0, k, vec);
+    // Which copies, a compile-time constant in each of two copies of the pipeline below, one of
+    // which runs: a run-time test in every copy cost the K loop 9% in lab 14.
+    struct Pieces { enum { vec = true }; };
+    struct Elements { enum { vec = false }; };
+    auto issue = [&](auto kind, int buf, int k0) {  // the copies of the K tile at k0 into buf
+        constexpr bool VEC = decltype(kind)::vec;
+        issue_k_tile<BM, BK, THREADS, VEC>(xs[buf], x, row0, m, stride_xm, k0, k);
+        issue_k_tile<BN, BK, THREADS, VEC>(ws[buf], w, col0, n, stride_wn, k0, k);
     };
 
     wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[FM][FN];
@@ -530,41 +535,47 @@ linear_gelu_tile(const __nv_bfloat16 *__restrict__ x,  // m x k, rows stride_xm 
     // One barrier per K tile does both jobs: past it every thread's copies of tile t + 1 are
     // visible, and every warp has loaded its last fragments of tile t, so tile t's buffer may
     // be refilled (at slice 0 of tile t + 1).
-    const int k_tiles = (k + BK - 1) / BK;
+    auto pipeline = [&](auto kind) {
+        const int k_tiles = (k + BK - 1) / BK;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        issue(s, s * BK);
-        __pipeline_commit();
-    }
-    __pipeline_wait_prior(STAGES - 2);  // tile 0 has landed (this thread's copies)
-    __syncthreads();                    // ... every thread's
-    load(0, 0, 0);
-    int buf = 0;  // tile t's buffer
-    for (int t = 0; t < k_tiles; ++t) {
-        const int next = buf + 1 == STAGES ? 0 : buf + 1;    // tile t + 1's
-        const int refill = buf == 0 ? STAGES - 1 : buf - 1;  // tile t - 1's, now free
-#pragma unroll
-        for (int s = 0; s < SLICES; ++s) {
-            if (s == SLICES - 1) {
-                __pipeline_wait_prior(STAGES - 2);  // tile t + 1 has landed (this thread's)
-                __syncthreads();  // ... every thread's; every warp is done loading tile t
-            }
-            if (s == 0) {
-                issue(refill, (t + STAGES - 1) * BK);
-                __pipeline_commit();
-            }
-            if (s + 1 < SLICES)  // slice s + 1 into the other register set...
-                load((s + 1) % 2, buf, s + 1);
-            else  // ... or slice 0 of the next tile (SLICES is even: set 0)
-                load(0, next, 0);
-#pragma unroll
-            for (int i = 0; i < FM; ++i)
-#pragma unroll
-                for (int j = 0; j < FN; ++j)
-                    wmma::mma_sync(acc[i][j], fa[s % 2][i], fb[s % 2][j], acc[i][j]);
+        for (int s = 0; s < STAGES - 1; ++s) {
+            issue(kind, s, s * BK);
+            __pipeline_commit();
         }
-        buf = next;
-    }
+        __pipeline_wait_prior(STAGES - 2);  // tile 0 has landed (this thread's copies)
+        __syncthreads();                    // ... every thread's
+        load(0, 0, 0);
+        int buf = 0;  // tile t's buffer
+        for (int t = 0; t < k_tiles; ++t) {
+            const int next = buf + 1 == STAGES ? 0 : buf + 1;    // tile t + 1's
+            const int refill = buf == 0 ? STAGES - 1 : buf - 1;  // tile t - 1's, now free
+#pragma unroll
+            for (int s = 0; s < SLICES; ++s) {
+                if (s == SLICES - 1) {
+                    __pipeline_wait_prior(STAGES - 2);  // tile t + 1 has landed (this thread's)
+                    __syncthreads();  // ... every thread's; every warp is done loading tile t
+                }
+                if (s == 0) {
+                    issue(kind, refill, (t + STAGES - 1) * BK);
+                    __pipeline_commit();
+                }
+                if (s + 1 < SLICES)  // slice s + 1 into the other register set...
+                    load((s + 1) % 2, buf, s + 1);
+                else  // ... or slice 0 of the next tile (SLICES is even: set 0)
+                    load(0, next, 0);
+#pragma unroll
+                for (int i = 0; i < FM; ++i)
+#pragma unroll
+                    for (int j = 0; j < FN; ++j)
+                        wmma::mma_sync(acc[i][j], fa[s % 2][i], fb[s % 2][j], acc[i][j]);
+            }
+            buf = next;
+        }
+    };
+    if (vec)
+        pipeline(Pieces{});
+    else
+        pipeline(Elements{});
     __pipeline_wait_prior(0);  // the zero fills past k have landed too
     __syncthreads();           // the buffers become the scratch tiles: every warp is done
 

@@ -12,6 +12,6 @@
 
 # %% edit linear_gelu_cu
 # <<<
-#                 __syncthreads();  // ... every thread's; every warp is done loading tile t
+#                     __syncthreads();  // ... every thread's; every warp is done loading tile t
 # ===
 # >>>
