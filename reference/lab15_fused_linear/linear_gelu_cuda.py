@@ -23,17 +23,19 @@ SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
 # Read per call (benchmarks/tune_references.py sets them); each (TILE, BK, STAGES) and each
 # (DECODE_TILE, DECODE_BK, DECODE_STAGES) is a kernel of linear_gelu.cu,
 # linear_gelu_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES>.
-# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`; copies of whole rows of a
-# K tile, up to 128 bytes, as linear_wmma.cuh says): prefill (m > DECODE_M, compute-bound)
-# 128 x 256 with 8 warps of 64 x 64, BK 32, 4 stages: 357 TFLOP/s at 4096^3 (BK 64: 309-316),
-# 0.53x cuBLAS + a GELU kernel where lab.toml asks 0.45x; decode (m <= DECODE_M, the read of w
-# dominates) 64 x 32 tiles (128 blocks at n = 4096), 4 warps, BK 128: 76 TFLOP/s, 0.72x.
+# Swept on an H100 (2026-12-06, `TUNE_LABS=lab15 bash scripts/gpu-check.sh tune`; copies of whole
+# rows of a K tile, up to 128 bytes, as linear_wmma.cuh says): prefill (m > DECODE_M,
+# compute-bound) 128 x 256 with 8 warps of 64 x 64 (128 x 128: 282 TFLOP/s), BK 32 or 64 and 3
+# or 4 stages within 346-358 TFLOP/s at 4096^3; decode (m <= DECODE_M, the read of w dominates)
+# 64 x 32 or 64 x 64 tiles, 4 warps, BK 64 or 128, all 74-75. Chosen by the sweep's mean of the
+# two (the sizes are alike within the run's noise): 348 and 74 TFLOP/s, 0.51x and 0.72x cuBLAS +
+# a GELU kernel, where lab.toml asks 0.45x.
 TILE = "128x256_2x4"
-BK = 32
+BK = 64
 STAGES = 4
-GROUP_M = 8  # tile rows per group of the numbering
+GROUP_M = 16  # tile rows per group of the numbering
 DECODE_M = 128  # two 64-row tile rows at most
-DECODE_TILE = "64x32_2x2"
+DECODE_TILE = "64x64_2x2"
 DECODE_BK = 128
 DECODE_STAGES = 4  # the one depth linear_gelu.cu instantiates for decode
 # The sweep's candidates (tried in turn, in this order, the others held at their best so far).

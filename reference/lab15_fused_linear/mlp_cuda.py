@@ -24,18 +24,20 @@ SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
 # Read per call (benchmarks/tune_references.py sets them); each (tile, BK, STAGES) below is a
 # kernel of mlp.cu, mlp_gate_up_kernel_<BM>x<BN>_<WARPS_M>x<WARPS_N>_<BK>_<STAGES> or
 # mlp_down_kernel_<...>. A gate/up tile's BN counts rows of B, half of them w_gate's and half
-# w_up's: h gets BN / 2 columns of it. NOT yet swept on a GPU: prefill and the down kernel's
-# decode tile are linear_gelu's winners (its sweep on an H100, 2026-12-06: 128 x 256, BK 32, 4
-# stages; 64 x 32, BK 128); the gate/up decode tile has no counterpart there (see below). The
-# lab's CUDA solution uses the same constants: change both together.
+# w_up's: h gets BN / 2 columns of it. Swept on an H100 (2026-12-06, `TUNE_LABS=lab15 bash
+# scripts/gpu-check.sh tune`, every candidate within 373-387 TFLOP/s at m = 4096 but 128 x 128
+# tiles, 323-336, and decode's 4 x 1 warp layouts, 75-82 against 96-98 at m = 64): 382 and 97
+# TFLOP/s, 0.54x and 0.66x cuBLAS x 3 + SiLU and mul kernels (lab.toml asks 0.45x). The lab's
+# CUDA solution uses the pre-sweep constants (32-deep K tiles, 4 stages, BK 64 and 128 at
+# decode): 0.96-0.97x of these.
 # Prefill (m > DECODE_M, compute-bound): lab10's tiles, 128 x 256 with 8 warps of 64 x 64.
 GATE_UP_TILE = "128x256_2x4"  # h tiles of 128 x 128
 GATE_UP_BK = 32
-GATE_UP_STAGES = 4
+GATE_UP_STAGES = 3
 DOWN_TILE = "128x256_2x4"
-DOWN_BK = 32
-DOWN_STAGES = 4
-GROUP_M = 8  # tile rows per group of the numbering, both kernels
+DOWN_BK = 64
+DOWN_STAGES = 3
+GROUP_M = 16  # tile rows per group of the numbering, both kernels
 DECODE_M = 128  # two 64-row tile rows at most
 # Decode (m <= DECODE_M, the read of the weights dominates): 4 warps, 4 stages (the one depth
 # mlp.cu instantiates for decode).
@@ -43,9 +45,9 @@ DECODE_M = 128  # two 64-row tile rows at most
 # three fit an SM, and all of them run at once on an H100's 132 SMs (at BK 128, one an SM: 2.6
 # waves).
 DECODE_GATE_UP_TILE = "64x64_2x2"
-DECODE_GATE_UP_BK = 64
+DECODE_GATE_UP_BK = 128
 DECODE_DOWN_TILE = "64x32_2x2"  # 128 blocks at d = 4096
-DECODE_DOWN_BK = 128
+DECODE_DOWN_BK = 256
 DECODE_STAGES = 4
 # The sweep's candidates (tried in turn, in this order, the others held at their best so far).
 # The cross product of each kernel's candidates in each regime is instantiated (8 + 8 prefill
