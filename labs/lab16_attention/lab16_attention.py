@@ -256,6 +256,7 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;` | 16 keys × 16 of `d` of `v`, row-major |
 # | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;` | the float32 sums |
 # | `wmma::store_matrix_sync(ptr, c, ldm, wmma::mem_row_major)`, `wmma::load_matrix_sync(c, ptr, ldm, wmma::mem_row_major)` | an accumulator to and from shared memory |
+# | `load_shared(f, ptr, ldm)` (given in the cell) | `load_matrix_sync` of an operand fragment in shared memory: nvcc 13 compiles a bfloat16 one to four 4-byte loads through generic addresses, where `load_shared` is one `ldmatrix` (lab 15) |
 #
 # `T` is `__nv_bfloat16` or `__half`: write the block once, as a template
 # `template <typename T, int D> attention_tile(...)`, and instantiate it in four kernels
@@ -345,6 +346,35 @@ ATTENTION_CU = r"""
 #include <mma.h>
 using namespace nvcuda;
 
+// load_matrix_sync for an operand fragment in shared memory. nvcc 13 compiles load_matrix_sync of
+// a bfloat16 fragment to four 4-byte loads through generic addresses (float16's become one
+// ldmatrix: the compiler knows the pointer is shared). On the GPU the bfloat16 overloads write
+// the same wmma.load instruction with its state space, .shared; the CPU backend, which runs no
+// PTX and defines no __CUDA_ARCH__, calls load_matrix_sync.
+template <class Fragment, typename T>
+__device__ __forceinline__ void load_shared(Fragment &f, const T *p, unsigned ldm)
+{
+    wmma::load_matrix_sync(f, p, ldm);
+}
+#if defined(__CUDA_ARCH__)
+#define LOAD_SHARED_BF16(USE, LAYOUT, OP, ROW_COL)                                                \
+    __device__ __forceinline__ void load_shared(                                                  \
+        wmma::fragment<wmma::USE, 16, 16, 16, __nv_bfloat16, wmma::LAYOUT> &f,                    \
+        const __nv_bfloat16 *p, unsigned ldm)                                                     \
+    {                                                                                             \
+        unsigned *r = reinterpret_cast<unsigned *>(&f); /* the fragment's 4 registers */          \
+        const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));                   \
+        asm volatile("wmma.load." OP ".sync.aligned." ROW_COL ".m16n16k16.shared.bf16 "           \
+                     "{%0, %1, %2, %3}, [%4], %5;"                                                \
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])                             \
+                     : "r"(at), "r"(ldm));                                                        \
+    }
+LOAD_SHARED_BF16(matrix_a, row_major, "a", "row")  // q, p
+LOAD_SHARED_BF16(matrix_b, col_major, "b", "col")  // k^T
+LOAD_SHARED_BF16(matrix_b, row_major, "b", "row")  // v
+#undef LOAD_SHARED_BF16
+#endif
+
 #define BM 64       // queries per block: WARPS warps of 16
 #define BN 64       // keys per K/V tile
 #define WARPS 4
@@ -419,7 +449,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
     __syncthreads();
     wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
 #pragma unroll
-    for (int i = 0; i < D / 16; ++i) wmma::load_matrix_sync(qf[i], &ks[16 * warp][16 * i], LDT);
+    for (int i = 0; i < D / 16; ++i) load_shared(qf[i], &ks[16 * warp][16 * i], LDT);
     for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
 
     // Lanes 2r and 2r + 1 own row r of the warp's 16: its statistics, and half of its columns
@@ -442,7 +472,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;  // k^T
-                wmma::load_matrix_sync(kf, &ks[16 * j][16 * i], LDT);
+                load_shared(kf, &ks[16 * j][16 * i], LDT);
                 wmma::mma_sync(c, qf[i], kf, c);
             }
             wmma::store_matrix_sync(&ss[warp][0][16 * j], c, LDS, wmma::mem_row_major);
@@ -480,7 +510,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
         // acc += p . v, 16 columns of D at a time, through the accumulator's float tile.
         wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
 #pragma unroll
-        for (int i = 0; i < BN / 16; ++i) wmma::load_matrix_sync(pf[i], &ps[warp][0][16 * i], LDP);
+        for (int i = 0; i < BN / 16; ++i) load_shared(pf[i], &ps[warp][0][16 * i], LDP);
 #pragma unroll
         for (int j = 0; j < D / 16; ++j) {
             wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
@@ -488,7 +518,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
 #pragma unroll
             for (int i = 0; i < BN / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                wmma::load_matrix_sync(vf, &vs[16 * i][16 * j], LDT);
+                load_shared(vf, &vs[16 * i][16 * j], LDT);
                 wmma::mma_sync(c, pf[i], vf, c);
             }
             wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);

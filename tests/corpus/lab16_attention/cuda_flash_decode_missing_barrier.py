@@ -1,6 +1,7 @@
 # impl: cuda
 # exercise: flash_decode
 # status: race
+# device: cpu
 # reason: depends on thread order
 # (The barrier between the lane groups' writes of their partials to shared memory and the
 #  block's reads of all of them left out: a thread combines the groups' m, l and acc before the

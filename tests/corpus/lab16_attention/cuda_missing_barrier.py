@@ -1,6 +1,7 @@
 # impl: cuda
 # exercise: attention
 # status: race
+# device: cpu
 # reason: depends on thread order
 # (the barrier after the K/V tiles' loads left out: a warp multiplies its q fragments with a
 #  tile that the other warps' threads have not finished copying into shared memory. Which rows
