@@ -6,10 +6,23 @@
 // held in registers for the whole loop. K and V stream through shared memory BN keys at a time,
 // double-buffered: cp.async copies tile t + 1 while the warps multiply tile t. Per tile and
 // warp: the 16 x BN scores (WMMA, float32) to a scratch tile; lanes 2r and 2r + 1 run row r's
-// online softmax (max and sum in float32, base 2, combined with one shuffle), write p rounded to
-// T, and rescale their half of the row's float32 accumulator, kept in shared memory (an
-// accumulator fragment's layout is opaque, so a per-row factor cannot be applied in registers);
-// then acc += p . v, a fragment of the accumulator at a time. Causal blocks stop at the diagonal.
+// online softmax (max and sum in float32, base 2, combined with one shuffle) and write p
+// rounded to T; the warp's 16 x D float32 accumulator is scaled by each row's factor
+// alpha = exp2(m_old - m_new), then acc += p . v. Causal blocks stop at the diagonal.
+//
+// Two places for the accumulator (ACC_REGS, the launcher's D64_ACC / D128_ACC):
+// - shared (false): a float tile per warp. Lanes 2r and 2r + 1 rescale their half of row r
+//   there, and p . v loads each 16-wide fragment of it, multiplies and stores it back: 16 x D
+//   floats through shared memory per warp and K/V tile, each way.
+// - registers (true): D / 16 accumulator fragments per warp for the whole loop (64 floats a
+//   lane at D = 128), no round trip. The rescale needs each fragment element's row, and WMMA
+//   leaves the element -> (row, column) map unspecified; but it is one map for every
+//   accumulator fragment of one shape and type in one kernel (mma_sync and the loads and
+//   stores agree on it), so the warp learns it once: it loads a 16 x 16 tile holding each
+//   element's row number into an accumulator fragment, and element e of every fragment sits
+//   in row row_of[e]. Per tile the 16 alphas go through shared memory and each lane scales
+//   its elements by alpha[row_of[e]]. At the end the fragments pass through the scratch tile,
+//   BN columns at a time, to be divided by l and stored.
 //
 // Work: 4 s^2 d per head (full), 4 d s (s + 1) / 2 (causal). Traffic: q and o once, k and v once
 // per query tile (from L2 mostly).
@@ -51,10 +64,26 @@ __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__rest
     }
 }
 
+// N accumulator floats of one row (acc, 16-byte aligned) over l, rounded to T, to out: 8 a
+// 16-byte store.
+template <typename T, int N>
+__device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
+{
+    const float4 *a4 = reinterpret_cast<const float4 *>(acc);
+    uint4 *out8 = reinterpret_cast<uint4 *>(out);
+#pragma unroll
+    for (int c = 0; c < N / 8; ++c) {
+        const float4 a = a4[2 * c], b = a4[2 * c + 1];
+        out8[c] = make_uint4(pack<T>(a.x * inv_l, a.y * inv_l), pack<T>(a.z * inv_l, a.w * inv_l),
+                             pack<T>(b.x * inv_l, b.y * inv_l), pack<T>(b.z * inv_l, b.w * inv_l));
+    }
+}
+
 // Shared memory: STAGES x {BN keys, BN values} of T (q passes through stage 1's before the loop),
-// then per warp 16 x (BN + PAD_F) float scores, 16 x (BN + PAD_T) T probabilities and
-// 16 x (D + PAD_F) float accumulators. SMEM_BYTES in attention_cuda.py.
-template <typename T, int D, int WARPS>
+// then per warp 16 x (BN + PAD_F) float scores, 16 x (BN + PAD_T) T probabilities, and
+// 16 x (D + PAD_F) float accumulators (ACC_REGS false) or 16 float alphas (ACC_REGS true).
+// smem_bytes in attention_cuda.py.
+template <typename T, int D, int WARPS, bool ACC_REGS>
 __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o, int s,
                                                float scale_log2, int causal)
@@ -62,11 +91,13 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     constexpr int THREADS = WARPS * 32, BM = 16 * WARPS;
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T, LDO = D + PAD_F;
     static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
+    static_assert(!ACC_REGS || D % BN == 0, "o leaves through the score tile, BN columns a pass");
     extern __shared__ __align__(128) unsigned char smem[];
     T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
     float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + 2);
     T(*ps)[16][LDP] = reinterpret_cast<T(*)[16][LDP]>(ss + WARPS);
-    float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);
+    float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);  // ACC_REGS false
+    float(*as)[16] = reinterpret_cast<float(*)[16]>(ps + WARPS);            // ACC_REGS true
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int row0 = blockIdx.x * BM;
@@ -84,7 +115,23 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     __pipeline_commit();
     issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
-    for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
+    // ACC_REGS: the warp's accumulator fragments, and the row of each element of this lane's
+    // (every accumulator fragment of this shape has the same map).
+    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    Acc acc[ACC_REGS ? D / 16 : 1];
+    int row_of[Acc::num_elements];
+    if constexpr (ACC_REGS) {
+        for (int i = lane; i < 16 * 16; i += 32) ss[warp][i / 16][i % 16] = (float)(i / 16);
+        __syncwarp();
+        Acc rows;
+        wmma::load_matrix_sync(rows, &ss[warp][0][0], LDS, wmma::mem_row_major);
+#pragma unroll
+        for (int e = 0; e < Acc::num_elements; ++e) row_of[e] = (int)rows.x[e];
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[j], 0.0f);
+    } else {
+        for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
+    }
     __pipeline_wait_prior(0);
     __syncthreads();
     wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
@@ -159,7 +206,9 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         l = l * alpha + sum;
         m = m_new;
-        if (alpha != 1.0f) {  // the max moved for this row: rescale its half of the accumulator
+        if constexpr (ACC_REGS) {
+            if (half == 0) as[warp][r] = alpha;
+        } else if (alpha != 1.0f) {  // the max moved for this row: rescale its half of it
             float4 *acc = reinterpret_cast<float4 *>(&os[warp][r][half * (D / 2)]);
 #pragma unroll
             for (int c = 0; c < D / 8; ++c) {
@@ -173,49 +222,80 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
 #pragma unroll
         for (int i = 0; i < BN / 16; ++i) load_fragment(pf[i], &ps[warp][0][16 * i], LDP);
+        if constexpr (ACC_REGS) {
+            float alpha_e[Acc::num_elements];  // this lane's rows' alphas, for every fragment
 #pragma unroll
-        for (int j = 0; j < D / 16; ++j) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-            wmma::load_matrix_sync(c, &os[warp][0][16 * j], LDO, wmma::mem_row_major);
+            for (int e = 0; e < Acc::num_elements; ++e) alpha_e[e] = as[warp][row_of[e]];
 #pragma unroll
-            for (int i = 0; i < BN / 16; ++i) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                load_fragment(vf, &vs[16 * i][16 * j], LDT);
-                wmma::mma_sync(c, pf[i], vf, c);
+            for (int j = 0; j < D / 16; ++j) {
+#pragma unroll
+                for (int e = 0; e < Acc::num_elements; ++e) acc[j].x[e] *= alpha_e[e];
+#pragma unroll
+                for (int i = 0; i < BN / 16; ++i) {
+                    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
+                    load_fragment(vf, &vs[16 * i][16 * j], LDT);
+                    wmma::mma_sync(acc[j], pf[i], vf, acc[j]);
+                }
             }
-            wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
+        } else {
+#pragma unroll
+            for (int j = 0; j < D / 16; ++j) {
+                Acc c;
+                wmma::load_matrix_sync(c, &os[warp][0][16 * j], LDO, wmma::mem_row_major);
+#pragma unroll
+                for (int i = 0; i < BN / 16; ++i) {
+                    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
+                    load_fragment(vf, &vs[16 * i][16 * j], LDT);
+                    wmma::mma_sync(c, pf[i], vf, c);
+                }
+                wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
+            }
         }
         __syncwarp();
     }
 
-    // o = acc / l: the lane's D / 2 columns, 8 at a time, one 16-byte store each.
-    if (row < s) {
-        const float inv_l = 1.0f / l;
-        const float4 *acc = reinterpret_cast<const float4 *>(&os[warp][r][half * (D / 2)]);
-        uint4 *out = reinterpret_cast<uint4 *>(o + (long long)row * D + half * (D / 2));
+    // o = acc / l, rounded once: each lane half a row's columns, 8 a 16-byte store.
+    if constexpr (ACC_REGS) {  // BN columns a pass through the score tile
 #pragma unroll
-        for (int c = 0; c < D / 16; ++c) {
-            const float4 a = acc[2 * c], b = acc[2 * c + 1];
-            out[c] = make_uint4(pack<T>(a.x * inv_l, a.y * inv_l),
-                                pack<T>(a.z * inv_l, a.w * inv_l),
-                                pack<T>(b.x * inv_l, b.y * inv_l),
-                                pack<T>(b.z * inv_l, b.w * inv_l));
+        for (int c0 = 0; c0 < D; c0 += BN) {
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+                wmma::store_matrix_sync(&ss[warp][0][16 * j], acc[c0 / 16 + j], LDS,
+                                        wmma::mem_row_major);
+            __syncwarp();
+            if (row < s)
+                store_row<T, BN / 2>(o + (long long)row * D + c0 + half * (BN / 2),
+                                     &ss[warp][r][half * (BN / 2)], 1.0f / l);
+            __syncwarp();  // read before the next pass overwrites the tile
         }
+    } else if (row < s) {
+        const float inv_l = 1.0f / l;
+        const float *acc_row = &os[warp][r][half * (D / 2)];
+        store_row<T, D / 2>(o + (long long)row * D + half * (D / 2), acc_row, inv_l);
     }
 }
 
-// attention_kernel_<dtype>_d<D>_w<WARPS>: every combination the launcher may pick.
-#define ATTENTION_KERNEL(NAME, T, D, WARPS)                                                    \
+// attention_kernel_<dtype>_d<D>_w<WARPS>[_regs]: every combination the launcher may pick (_regs:
+// the accumulator in registers).
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, ACC_REGS)                                          \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
     {                                                                                         \
-        attention_tile<T, D, WARPS>(q, k, v, o, s, scale_log2, causal);                       \
+        attention_tile<T, D, WARPS, ACC_REGS>(q, k, v, o, s, scale_log2, causal);             \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs, __nv_bfloat16, 64, 4, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_regs, __nv_bfloat16, 64, 8, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs, __nv_bfloat16, 128, 4, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_regs, __nv_bfloat16, 128, 8, true)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs, __half, 64, 4, true)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8_regs, __half, 64, 8, true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs, __half, 128, 4, true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_regs, __half, 128, 8, true)

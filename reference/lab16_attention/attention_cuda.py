@@ -1,7 +1,8 @@
 """Reference CUDA attention launcher: the perf bar of lab16's `attention` (hidden from students).
 attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), q held per warp, K/V
 tiles double-buffered in shared memory through cp.async, the online softmax per row in
-registers, the accumulator in shared float tiles; causal blocks stop at the diagonal. Target
+registers, the accumulator in shared float tiles or in accumulator fragments (D64_ACC /
+D128_ACC); causal blocks stop at the diagonal. Target
 (lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it. Not yet
 measured on a GPU.
 """
@@ -23,7 +24,15 @@ SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
 # tune_references.py sets them). Not yet swept: 8 warps share each K/V tile among 128 queries.
 D64_WARPS = 8
 D128_WARPS = 8
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8)}
+# Where each warp's 16 x d float32 accumulator lives across K/V tiles, per head dimension:
+# "shared", a float tile that p . v loads and stores back fragment by fragment every tile; or
+# "regs", d / 16 accumulator fragments held for the whole loop (attention.cu's header: the
+# per-row rescale through a fragment element -> row map learnt at run time). Not yet measured
+# on a GPU.
+D64_ACC = "shared"
+D128_ACC = "shared"
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs"),
+        "D128_ACC": ("shared", "regs")}
 BN = 64  # keys per K/V tile, as attention.cu's
 PAD_T, PAD_F = 8, 4  # as attention.cu's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
@@ -40,11 +49,13 @@ def _kernel(name: str):
     return _kernels[name]
 
 
-def smem_bytes(d: int, warps: int) -> int:
-    """attention.cu's shared memory: two stages of K and V tiles, then per warp the score,
-    probability and accumulator tiles."""
+def smem_bytes(d: int, warps: int, acc: str) -> int:
+    """attention.cu's shared memory: two stages of K and V tiles, then per warp the score and
+    probability tiles and the accumulator tile ("shared") or its rows' 16 rescale factors
+    ("regs")."""
+    per_row = (d + PAD_F) * 4 if acc == "shared" else 4
     return 2 * 2 * BN * (d + PAD_T) * 2 + \
-        warps * 16 * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + (d + PAD_F) * 4)
+        warps * 16 * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + per_row)
 
 
 def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
@@ -57,9 +68,11 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)), "16-byte copies need alignment"
     assert d in (64, 128) and q.dtype in NAMES, f"{q.dtype}, head dim {d}"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
-    warps = D64_WARPS if d == 64 else D128_WARPS
-    _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}")(
+    warps, acc = (D64_WARPS, D64_ACC) if d == 64 else (D128_WARPS, D128_ACC)
+    assert acc in ("shared", "regs"), f"accumulator {acc!r}: 'shared' or 'regs'"
+    suffix = "_regs" if acc == "regs" else ""
+    _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}{suffix}")(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
         np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // (16 * warps)), b * h),
-        shared=smem_bytes(d, warps))
+        shared=smem_bytes(d, warps, acc))
