@@ -21,8 +21,14 @@
 //   stores agree on it), so the warp learns it once: it loads a 16 x 16 tile holding each
 //   element's row number into an accumulator fragment, and element e of every fragment sits
 //   in row row_of[e]. Per tile the 16 alphas go through shared memory and each lane scales
-//   its elements by alpha[row_of[e]]. At the end the fragments pass through the scratch tile,
-//   BN columns at a time, to be divided by l and stored.
+//   its elements by alpha[row_of[e]], the same row_of for all D / 16 fragments. At the end the
+//   fragments pass through the scratch tile, BN columns at a time, to be divided by l and
+//   stored. Nothing here assumes a map or 8 elements a lane (the GPU's count; the CPU
+//   backend's map differs from the GPU's).
+//   ptxas (nvcc 13, sm_90): 150 registers at D = 64, 196 / 202 at D = 128 with 4 / 8 warps, no
+//   spills (the shared design: 80-128); the register budget is why these kernels copy K/V
+//   tiles with a rolled loop (issue_rows). The accumulator tiles' shared memory is freed:
+//   16 x (D + PAD_F) floats a warp.
 //
 // Work: 4 s^2 d per head (full), 4 d s (s + 1) / 2 (causal). Traffic: q and o once, k and v once
 // per query tile (from L2 mostly).
@@ -49,18 +55,34 @@ template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
     return *reinterpret_cast<unsigned *>(&pair);
 }
 
-// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head (s x D) into tile,
-// zero-filled past row s (a copy of 0 bytes that fills 16; its source is never read).
-template <typename T, int D, int ROWS, int THREADS>
+// Piece p (16 bytes) of rows row0 .. of a head (s x D) into tile by cp.async, zero-filled past
+// row s (a copy of 0 bytes that fills 16; its source is never read).
+template <typename T, int D>
+__device__ __forceinline__ void issue_piece(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                            int row0, int s, int p)
+{
+    const int r = p / (D / 8), c = p % (D / 8) * 8;
+    const bool inside = row0 + r < s;
+    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
+                            inside ? 0 : 16);
+}
+
+// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head into tile. ROLLED: one
+// piece an iteration. The register-accumulator kernels take it: with the loop unrolled, ptxas
+// keeps the copies' addresses in registers across the K/V loop, and at D = 128 with 8 warps
+// (255 registers) spills them (88 bytes, reloaded every tile).
+template <typename T, int D, int ROWS, int THREADS, bool ROLLED>
 __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
                                            int row0, int s)
 {
     constexpr int PIECES = ROWS * D / 8;
-    for (int p = threadIdx.x; p < PIECES; p += THREADS) {
-        const int r = p / (D / 8), c = p % (D / 8) * 8;
-        const bool inside = row0 + r < s;
-        __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head,
-                                16, inside ? 0 : 16);
+    if constexpr (ROLLED) {
+#pragma unroll 1
+        for (int p = threadIdx.x; p < PIECES; p += THREADS)
+            issue_piece<T, D>(tile, head, row0, s, p);
+    } else {
+        for (int p = threadIdx.x; p < PIECES; p += THREADS)
+            issue_piece<T, D>(tile, head, row0, s, p);
     }
 }
 
@@ -110,10 +132,10 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     const int tiles = (end + BN - 1) / BN;
 
     // Tile 0 into stage 0, q into stage 1 (its BN + BN rows hold BM queries), one group each.
-    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
-    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
+    issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[0][1], v, 0, s);
     __pipeline_commit();
-    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    issue_rows<T, D, BM, THREADS, ACC_REGS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
     // ACC_REGS: the warp's accumulator fragments, and the row of each element of this lane's
     // (every accumulator fragment of this shape has the same map).
@@ -146,8 +168,8 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();  // every warp is done with stage 1 - cur (tile t - 1, or q)
         if (t + 1 < tiles) {
-            issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
-            issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[1 - cur][0], k, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[1 - cur][1], v, n0 + BN, s);
         }
         __pipeline_commit();        // (empty on the last tile: the count below stays right)
         __pipeline_wait_prior(1);   // tile t has landed (this thread's copies)...
