@@ -25,6 +25,8 @@ import torch
 import triton
 import triton.language as tl
 
+from grader.lab.reference import shared
+
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Not yet swept.
 BLOCK_N = 64  # keys per tile; keys_per_split is a multiple of it
 PROGRAMS_PER_SM = 4  # split-pass programs per SM, over the whole batch
@@ -35,32 +37,9 @@ TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS"
         "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5)}
 
 
-@triton.jit
-def _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start, stop,
-           MASK: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
-    """The online softmax over the keys start .. stop - 1, BLOCK_N at a time."""
-    for n0 in range(start, stop, BLOCK_N):
-        offs_n = n0 + tl.arange(0, BLOCK_N)
-        kt_ptrs = k_ptr + kv + offs_n[None, :] * HEAD_DIM + offs_d[:, None]  # k^T's block
-        v_ptrs = v_ptr + kv + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
-        if MASK:
-            kt = tl.load(kt_ptrs, mask=offs_n[None, :] < s, other=0.0)
-        else:
-            kt = tl.load(kt_ptrs)
-        x = tl.dot(q, kt) * qk_scale
-        if MASK:
-            x = tl.where(offs_n[None, :] < s, x, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(x, axis=1))
-        alpha = tl.exp2(m_i - m_new)
-        p = tl.exp2(x - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        if MASK:
-            v = tl.load(v_ptrs, mask=offs_n[:, None] < s, other=0.0)
-        else:
-            v = tl.load(v_ptrs)
-        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
-        m_i = m_new
-    return acc, l_i, m_i
+# The online softmax over a range of keys: attention's (attention_triton.py), without its causal
+# mask; offs_m, the query rows, only feeds that mask.
+_tiles = shared(__file__, "attention_triton")._tiles
 
 
 @triton.jit
@@ -86,13 +65,13 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
     stop = tl.minimum(start + keys_per_split, s)
     if TAIL:  # s is not a multiple of BLOCK_N: the tiles below s // BLOCK_N whole, then the last
         whole = tl.maximum(tl.minimum(stop, s // BLOCK_N * BLOCK_N), start)
-        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start,
-                               whole, False, HEAD_DIM, BLOCK_N)
-        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, whole,
-                               stop, True, HEAD_DIM, BLOCK_N)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
+                               start, whole, False, False, HEAD_DIM, BLOCK_N)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
+                               whole, stop, True, False, HEAD_DIM, BLOCK_N)
     else:
-        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, s, qk_scale, start,
-                               stop, False, HEAD_DIM, BLOCK_N)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
+                               start, stop, False, False, HEAD_DIM, BLOCK_N)
     rows = heads * splits + split
     tl.store(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=in_group[:, None])
     tl.store(part_m_ptr + rows, m_i, mask=in_group)
