@@ -21,8 +21,8 @@ HERE = Path(__file__).resolve().parent
 SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
     (HERE / "attention.cu").read_text()
 # Warps per block (16 queries each) per head dimension; read per call (benchmarks/
-# tune_references.py sets them). Not yet swept: 8 warps share each K/V tile among 128 queries.
-D64_WARPS = 8
+# tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+D64_WARPS = 4
 D128_WARPS = 8
 # Where each warp's 16 x d float32 accumulator lives across K/V tiles, per head dimension:
 # "shared", a float tile that p . v loads and stores back fragment by fragment every tile; or
@@ -32,8 +32,8 @@ D128_WARPS = 8
 # an H100 (228 KiB shared, 64 K registers), d 64 w4 / w8, d 128 w4 / w8: "shared" 2 / 1 / 1 /
 # 1 (shared memory bound), "regs" 3 / 1 / 2 / 1 (registers bound at 8 warps). Not yet measured
 # on a GPU.
-D64_ACC = "shared"
-D128_ACC = "shared"
+D64_ACC = "regs"  # 147 TFLOP/s, "shared" 107 (d 64, full, bfloat16; the sweep)
+D128_ACC = "regs"  # 165, "shared" 126 (d 128)
 TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs"),
         "D128_ACC": ("shared", "regs")}
 BN = 64  # keys per K/V tile, as attention.cu's

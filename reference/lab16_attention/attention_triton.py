@@ -22,13 +22,13 @@ import torch
 import triton
 import triton.language as tl
 
-# Per head dimension: queries per program, keys per tile, warps, pipeline stages. Not yet swept.
-D64_BLOCK_M = 128
+# Per head dimension: queries per program, keys per tile, warps, pipeline stages. Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+D64_BLOCK_M = 64
 D64_BLOCK_N = 64
 D64_NUM_WARPS = 4
 D64_NUM_STAGES = 3
 D128_BLOCK_M = 128
-D128_BLOCK_N = 64
+D128_BLOCK_N = 128
 D128_NUM_WARPS = 8
 D128_NUM_STAGES = 3
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a

@@ -16,11 +16,11 @@ import torch
 from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "flash_decode.cu").read_text()
-# Launch constants, read per call (benchmarks/tune_references.py sets them). Not yet swept.
-WARPS = 4  # warps per split-pass block: flash_decode.cu's WARPS
+# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+WARPS = 8  # warps per split-pass block: flash_decode.cu's WARPS
 UNROLL = 2  # keys per lane group per step: flash_decode.cu's UNROLL
-PROGRAMS_PER_SM = 4  # split-pass blocks per SM, over the whole batch
-MAX_SPLITS = 64  # splits per KV head at most
+PROGRAMS_PER_SM = 8  # split-pass blocks per SM, over the whole batch
+MAX_SPLITS = 32  # splits per KV head at most
 SPLIT_ALIGN = 64  # keys per split: a multiple of this
 TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
         "MAX_SPLITS": (32, 64, 128)}

@@ -27,12 +27,12 @@ import triton.language as tl
 
 from grader.lab.reference import shared
 
-# Launch constants, read per call (benchmarks/tune_references.py sets them). Not yet swept.
-BLOCK_N = 64  # keys per tile; keys_per_split is a multiple of it
-PROGRAMS_PER_SM = 4  # split-pass programs per SM, over the whole batch
-MAX_SPLITS = 64  # the combine holds a head's splits in one block
-NUM_WARPS = 4
-NUM_STAGES = 3
+# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+BLOCK_N = 128  # keys per tile; keys_per_split is a multiple of it
+PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
+MAX_SPLITS = 128  # the combine holds a head's splits in one block
+NUM_WARPS = 2
+NUM_STAGES = 2
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
         "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5)}
 
