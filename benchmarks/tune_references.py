@@ -51,6 +51,7 @@ import torch
 import triton
 
 from grader.backends import bench
+from grader.backends import device as dev
 from grader.lab import cases, manifest, reference, submission
 
 ROUNDS = 10
@@ -331,6 +332,7 @@ def main() -> None:
         sys.exit("tune_references: --variant needs exactly one lab")
     if not torch.cuda.is_available():
         sys.exit("tune_references: skipped: needs a GPU")
+    dev.triton_scratch()  # references and solutions that build tensor descriptors in a kernel
     b = Bench()
     folder = Path(tempfile.mkdtemp(prefix="tclab-tune-"))
     results = {"gpu": torch.cuda.get_device_name(), "roof_gbps": b.roof,

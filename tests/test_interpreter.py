@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SCRIPT = r"""
 from grader.backends import interpreter
 interpreter.ensure("cpu")
@@ -221,3 +223,94 @@ def test_int32_arithmetic_is_not_checked_and_wraps_as_on_a_gpu():
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "wrapped 7" in proc.stdout, proc.stdout
     assert "checks False as shipped True" in proc.stdout, proc.stdout
+
+
+DESCRIPTORS = r"""
+import sys
+
+import pytest
+from grader.backends import interpreter
+interpreter.ensure(sys.argv[1])
+import threading
+import torch, triton, triton.language as tl
+
+@triton.jit
+def dot_t(a_ptr, b_ptr, c_ptr, n, k, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # Descriptors built in the kernel (the scratch allocator's case on a GPU); b read [n, k]
+    # and transposed, as a K-contiguous weight is; rows past m and n are zeros.
+    a = tl.make_tensor_descriptor(a_ptr, shape=[BM, k], strides=[k, 1], block_shape=[BM, BK])
+    b = tl.make_tensor_descriptor(b_ptr, shape=[n, k], strides=[k, 1], block_shape=[BN, BK])
+    c = tl.make_tensor_descriptor(c_ptr, shape=[BM, n], strides=[n, 1], block_shape=[BM, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, k, BK):
+        acc = tl.dot(a.load([0, k0]), b.load([0, k0]).T, acc)
+    c.store([0, 0], acc)
+
+dev = "cuda" if sys.argv[1] == "gpu" else "cpu"
+g = torch.Generator().manual_seed(0)
+for dtype in (torch.bfloat16, torch.float16):
+    a = torch.randn(16, 48, generator=g).to(dtype).to(dev)
+    b = torch.randn(24, 48, generator=g).to(dtype).to(dev)
+    c = torch.zeros(16, 24, device=dev)
+    t = threading.Thread(target=lambda: dot_t[(1,)](a, b, c, 24, 48, BM=16, BN=32, BK=16))
+    t.start(); t.join()  # a launch from another thread (the grader's lanes)
+    print("desc", str(dtype)[6:], float((c - a.float() @ b.float().T).abs().max()))
+"""
+
+
+def _descriptors(device: str):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", DESCRIPTORS, device], capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    errs = {line.split()[1]: float(line.split()[2]) for line in proc.stdout.splitlines()
+            if line.startswith("desc")}
+    assert set(errs) == {"bfloat16", "float16"}, proc.stdout
+    # Products of 16-bit floats are exact in float32; only the order of 48 sums differs.
+    assert all(e < 1e-3 for e in errs.values()), proc.stdout
+
+
+def test_tensor_descriptors_load_bfloat16_for_tl_dot_under_the_interpreter():
+    """A kernel that reads its tiles through tensor descriptors (TMA on a GPU) is graded on the
+    CPU too: bfloat16 tiles loaded through `tl.make_tensor_descriptor`, one transposed, reach
+    tl.dot as the numbers they hold (the interpreter as shipped multiplies their bit patterns:
+    `test_libdevice_runs_under_the_interpreter`'s negative control)."""
+    _descriptors("cpu")
+
+
+@pytest.mark.gpu
+def test_tensor_descriptors_built_in_a_kernel_launch_on_a_gpu_from_any_thread():
+    """`tl.make_tensor_descriptor` needs global scratch from Triton's allocator; the grader
+    gives every GPU process one (`device.triton_scratch`), which a launch from another thread
+    sees too (Triton's own `set_allocator` reaches the calling thread only)."""
+    _descriptors("gpu")
+
+
+SCRATCH = r"""
+import threading
+from contextvars import ContextVar
+from triton.runtime import _allocation as alloc
+from grader.backends import device
+before = alloc._allocator.get()
+device.triton_scratch()
+seen = []
+t = threading.Thread(target=lambda: seen.append(alloc._allocator.get()))
+t.start(); t.join()
+print("null before", before is alloc._NULL_ALLOCATOR, "thread", seen[0] is not alloc._NULL_ALLOCATOR)
+mine = lambda size, alignment, stream: None
+import triton
+triton.set_allocator(mine)
+device.triton_scratch()  # again: the process's own allocator stays
+print("own kept", alloc._allocator.get() is mine)
+"""
+
+
+def test_the_scratch_allocator_is_every_threads_default_and_an_own_one_stays():
+    """Without a GPU (nothing is allocated until a kernel asks): `device.triton_scratch` makes
+    torch's allocator the default in every thread, where Triton's is an error; an allocator
+    the process set itself is kept."""
+    proc = subprocess.run([sys.executable, "-c", SCRATCH], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "null before True thread True" in proc.stdout, proc.stdout
+    assert "own kept True" in proc.stdout, proc.stdout
