@@ -67,7 +67,8 @@
 # - two dependent matrix products per tile on the tensor cores, the first's result becoming
 #   the second's operand: `tl.dot` twice; WMMA with the scores going through a per-warp
 #   scratch tile in shared memory, because an accumulator fragment's layout is opaque;
-# - causal masking, and the work it saves: a causal program stops at the diagonal;
+# - causal masking, and the work it saves: a causal program stops at the diagonal, and masks
+#   only the tiles on it;
 # - FLOP accounting for attention: `4 · b · h · s² · d` (full), half that (causal);
 # - at decode, where the work is a read of the cache: enough programs to keep every SM
 #   reading (split-K over the keys), and the exact combine of partial softmaxes, each with its
@@ -110,12 +111,18 @@ LAB = "lab16_attention"
 #
 # - the scores: `tl.dot(q, kt)` with `kt` the `d × BLOCK_N` block of `kᵀ` (element `[dd, c]`
 #   is `k[c, dd]`), times `scale`; a float32 `BLOCK_M × BLOCK_N` block;
-# - keys past `s` (and, causal, keys after the query) get `-inf`: `tl.where`;
+# - keys past `s` (and, causal, keys after the query) get `-inf`: `tl.where`, on the tiles
+#   that hold such keys;
 # - the online softmax above, with `tl.max(x, axis=1)` and `tl.sum(p, axis=1)`;
 # - `acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])`: `v`'s block is `BLOCK_N × d`.
 #
 # A causal program stops at the diagonal: its last query is `(pid_m + 1) · BLOCK_M - 1`, and
-# no key after it counts. That halves the work.
+# no key after it counts. That halves the work. And only the diagonal's tiles need the causal
+# mask: a key before the program's first query, `pid_m · BLOCK_M`, comes before every one of
+# its queries, so the tiles below the diagonal need no mask at all. The mask is a compare and a
+# select per score: masking every tile costs causal heads about a quarter of their speed (a
+# fifth of their time, measured on an H100). The same loop body runs over two ranges of keys,
+# without the mask and then with it (Hint 2).
 #
 # `tl.exp2` is the hardware's exponential; `exp(x) = exp2(x · log2(e))`, so fold `log2(e)` into
 # the scale and work in base 2 throughout (`m` and `alpha` too): the same softmax.
@@ -126,7 +133,7 @@ LAB = "lab16_attention"
 # in a large batch); `offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)`,
 # `offs_d = tl.arange(0, HEAD_DIM)`. The `q` tile is at
 # `q_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :]`; inside the loop
-# (`for n0 in range(0, end, BLOCK_N)`, `offs_n = n0 + tl.arange(0, BLOCK_N)`), `kᵀ`'s block at
+# (`for n0 in range(lo, hi, BLOCK_N)`, `offs_n = n0 + tl.arange(0, BLOCK_N)`), `kᵀ`'s block at
 # `k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None]` and `v`'s at
 # `v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :]`.
 # </details>
@@ -137,8 +144,19 @@ LAB = "lab16_attention"
 # `-inf`: the scores need their own mask). Scores: `keep = offs_n[None, :] < s`, and for a
 # causal head `keep &= offs_n[None, :] <= offs_m[:, None]`; `x = tl.where(keep, x, -inf)`.
 # Every row keeps key 0 in the first tile, so its max is finite from there on:
-# `exp2(-inf - m)` is 0, never `-inf - (-inf)` = NaN. A causal loop ends at
-# `end = tl.minimum((pid_m + 1) * BLOCK_M, s)`; a full one at `s`.
+# `exp2(-inf - m)` is 0, never `-inf - (-inf)` = NaN.
+#
+# Only the diagonal's tiles need the causal mask; the tiles below it need none. A causal
+# program's keys are two ranges: `[0, pid_m * BLOCK_M)`, below the diagonal, where every key
+# precedes every query and none is past `s`: no score mask at all; and the diagonal's,
+# `[pid_m * BLOCK_M, tl.minimum((pid_m + 1) * BLOCK_M, s))`, with both masks. It starts on a
+# tile boundary because `BLOCK_M` is a multiple of `BLOCK_N`. A full head has one range,
+# `[0, s)`, with the `< s` mask. Masking every tile costs causal heads about a quarter of
+# their speed (measured on an H100). Rather than a copy of the loop for the second range,
+# wrap the one loop in `for phase in tl.static_range(...)`: it unrolls at compile time, so
+# `phase` is a constant and an `if` on it (as one on `CAUSAL`) is decided by the compiler; the
+# branch not taken is not in the kernel. Set `lo` and `hi` per phase, and put the mask under
+# such an `if`.
 # </details>
 #
 # <details><summary>Hint 3 — the running statistics</summary>
@@ -193,31 +211,44 @@ def attention_kernel(
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running max, base 2
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)  # running sum of exp2(x - m_i)
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)  # running sum of p . v
-    if CAUSAL:
-        end = tl.minimum((pid_m + 1) * BLOCK_M, s)  # no key after the program's last query
-    else:
-        end = s
-    for n0 in range(0, end, BLOCK_N):
-        offs_n = n0 + tl.arange(0, BLOCK_N)  # this tile's keys
-        # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
-        kt = tl.load(k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None],
-                     mask=offs_n[None, :] < s, other=0.0)
-        x = tl.dot(q, kt) * qk_scale  # exact products, float32 sums
-        keep = offs_n[None, :] < s  # a zero key would score 0: mask it
-        if CAUSAL:
-            keep = keep & (offs_n[None, :] <= offs_m[:, None])
-        x = tl.where(keep, x, float("-inf"))
-        # Key 0 is in every row's first tile: m_new is finite from there on, and
-        # exp2(-inf - m_new) = 0 (the first tile's alpha, and every masked p).
-        m_new = tl.maximum(m_i, tl.max(x, axis=1))
-        alpha = tl.exp2(m_i - m_new)  # the old terms, rescaled to the new max
-        p = tl.exp2(x - m_new[:, None])
-        l_i = l_i * alpha + tl.sum(p, axis=1)
-        v = tl.load(v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :],
-                    mask=offs_n[:, None] < s, other=0.0)
-        acc = acc * alpha[:, None]
-        acc = tl.dot(p.to(v.dtype), v, acc)  # p rounded for the tensor cores; float32 sums
-        m_i = m_new
+    # Causal heads run two phases: 0, the tiles wholly below the diagonal (keys [0, diag), each
+    # before every query of the program), without a score mask; 1, the diagonal's, masked, and
+    # no key after the last query. Full heads run phase 1 only, over every key. BLOCK_M is a
+    # multiple of BLOCK_N: the diagonal starts on a tile boundary. static_range unrolls: phase
+    # is a constant and its ifs are decided at compile time, so phase 0 has no mask code.
+    diag = pid_m * BLOCK_M  # the program's first query
+    for phase in tl.static_range(0 if CAUSAL else 1, 2):
+        if phase == 0:
+            lo = 0
+            hi = diag
+        elif CAUSAL:
+            lo = diag
+            hi = tl.minimum(diag + BLOCK_M, s)
+        else:
+            lo = 0
+            hi = s
+        for n0 in range(lo, hi, BLOCK_N):
+            offs_n = n0 + tl.arange(0, BLOCK_N)  # this tile's keys
+            # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
+            kt = tl.load(k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None],
+                         mask=offs_n[None, :] < s, other=0.0)
+            x = tl.dot(q, kt) * qk_scale  # exact products, float32 sums
+            if phase == 1:
+                keep = offs_n[None, :] < s  # a zero key would score 0: mask it
+                if CAUSAL:
+                    keep = keep & (offs_n[None, :] <= offs_m[:, None])
+                x = tl.where(keep, x, float("-inf"))
+            # Key 0 is in every row's first tile: m_new is finite from there on, and
+            # exp2(-inf - m_new) = 0 (the first tile's alpha, and every masked p).
+            m_new = tl.maximum(m_i, tl.max(x, axis=1))
+            alpha = tl.exp2(m_i - m_new)  # the old terms, rescaled to the new max
+            p = tl.exp2(x - m_new[:, None])
+            l_i = l_i * alpha + tl.sum(p, axis=1)
+            v = tl.load(v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :],
+                        mask=offs_n[:, None] < s, other=0.0)
+            acc = acc * alpha[:, None]
+            acc = tl.dot(p.to(v.dtype), v, acc)  # p rounded for the tensor cores; float32 sums
+            m_i = m_new
     o = acc / l_i[:, None]
     tl.store(o_ptr + head + offs_m[:, None] * HEAD_DIM + offs_d[None, :],
              o.to(o_ptr.dtype.element_ty), mask=offs_m[:, None] < s)

@@ -10,6 +10,6 @@
 
 # %% edit attention_triton
 # <<<
-#         acc = acc * alpha[:, None]
+#             acc = acc * alpha[:, None]
 # ===
 # >>>

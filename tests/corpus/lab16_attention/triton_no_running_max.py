@@ -10,7 +10,7 @@
 
 # %% edit attention_triton
 # <<<
-#         m_new = tl.maximum(m_i, tl.max(x, axis=1))
+#             m_new = tl.maximum(m_i, tl.max(x, axis=1))
 # ===
-#         m_new = tl.zeros((BLOCK_M,), dtype=tl.float32)  # no running max: exp2 of the raw scores
+#             m_new = tl.zeros((BLOCK_M,), dtype=tl.float32)  # no running max: exp2 of raw scores
 # >>>

@@ -20,14 +20,14 @@
 #     x_ptr,  # the scores, [b h, s, s] float32 in base 2, masked: written by scores_kernel
 # >>>
 # <<<
-#         # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
+#             # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
 # ~~~
-#         x = tl.where(keep, x, float("-inf"))
+#                 x = tl.where(keep, x, float("-inf"))
 # ===
-#         rows = tl.program_id(axis=1).to(tl.int64) * s * s + offs_m[:, None] * s
-#         inside = (offs_m[:, None] < s) & (offs_n[None, :] < s)
-#         x = tl.load(x_ptr + rows + offs_n[None, :], mask=inside, other=0.0)
-#         x = tl.where(offs_n[None, :] < s, x, float("-inf"))  # rows past s: zeros, as q's
+#             rows = tl.program_id(axis=1).to(tl.int64) * s * s + offs_m[:, None] * s
+#             inside = (offs_m[:, None] < s) & (offs_n[None, :] < s)
+#             x = tl.load(x_ptr + rows + offs_n[None, :], mask=inside, other=0.0)
+#             x = tl.where(offs_n[None, :] < s, x, float("-inf"))  # rows past s: zeros, as q's
 # >>>
 # <<<
 # def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
