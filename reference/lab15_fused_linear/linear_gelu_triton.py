@@ -9,24 +9,32 @@ products, a float32 sum).
 Work (lab.toml's `flops`): 2 m n k. Minimum traffic: 2 (m k + n k + n + m n) bytes.
 Tiles numbered in groups of GROUP_SIZE_M tile rows (lab10's matmul_fp16).
 
-Target (lab.toml): 1.0x cuBLAS + a GELU kernel; the constants below were swept on an H100.
+Prefill (more than DECODE_ROWS rows) where every row stride is a multiple of 16 bytes and every
+base 16-byte aligned: gemm_tma_kernel, which lab15's mlp shares (mlp_triton.py): its tiles come
+through tensor descriptors built in the kernel (TMA on Hopper: no address arithmetic per
+element, the copy engine fills the shared tiles, zeros past the matrices), and it is
+persistent: one program per SM walks the tiles PROGRAMS apart, so that a tile's epilogue
+overlaps the next tile's loads (tl.range's flatten). Every other call: linear_gelu_kernel,
+pointers and masks.
+
+Target (lab.toml): 1.0x cuBLAS + a GELU kernel.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`). Prefill (4096^3):
-# 128 x 128 x 64 tiles, 8 warps, 3 stages: 573-575 TFLOP/s (256-row tiles 68, 256-column 518,
-# 2 stages 466, 4 warps 545; GROUP_SIZE_M within 1%). That is 0.85x cuBLAS + a GELU kernel
-# (669-684): short of lab.toml's 1.0x. Loads through TMA descriptors measured 596 (0.89x),
-# not enough to close it either (docs/perf.md).
+# Prefill (4096^3), gemm_tma_kernel: 128 x 256 x 64 tiles, 8 warps, 3 stages, one program per
+# SM measured 726 TFLOP/s on an H100 (2026-12-06), 1.06x cuBLAS + a GELU kernel, where the
+# pointer kernel's best (128 x 128 x 64) was 573-577 (0.85x). The pointer kernel takes the
+# same constants where a stride rules TMA out (no perf shape).
 BLOCK_SIZE_M = 128
-BLOCK_SIZE_N = 128
+BLOCK_SIZE_N = 256
 BLOCK_SIZE_K = 64
 GROUP_SIZE_M = 8
 NUM_WARPS = 8
 NUM_STAGES = 3
+PROGRAMS_PER_SM = 1  # gemm_tma_kernel's programs: SMs x this, or one per tile if fewer
 # A batch of at most DECODE_ROWS rows (decode: the weight read dominates, and a 128-row tile
 # would leave most of the GPU idle) has constants of its own, read per call as the others.
 # Decode (64 x 4096 x 4096): one 64-row tile, 32 columns a program (128 programs on 132 SMs),
@@ -43,7 +51,7 @@ DECODE_NUM_STAGES = 4
 # only its own perf shape.
 TUNE = {"BLOCK_SIZE_M": (64, 128, 256), "BLOCK_SIZE_N": (64, 128, 256),
         "BLOCK_SIZE_K": (32, 64, 128), "GROUP_SIZE_M": (1, 8, 16), "NUM_WARPS": (4, 8),
-        "NUM_STAGES": (2, 3, 4, 5),
+        "NUM_STAGES": (2, 3, 4, 5), "PROGRAMS_PER_SM": (1, 2),
         "DECODE_BLOCK_SIZE_M": (16, 32, 64), "DECODE_BLOCK_SIZE_N": (16, 32, 64, 128),
         "DECODE_BLOCK_SIZE_K": (64, 128, 256), "DECODE_NUM_WARPS": (2, 4, 8),
         "DECODE_NUM_STAGES": (3, 4, 5, 6)}
@@ -86,6 +94,71 @@ def linear_gelu_kernel(x_ptr, w_ptr, b_ptr, y_ptr, m, n, k, stride_xm, stride_wn
              mask=in_m & in_n)
 
 
+# gemm_tma_kernel's epilogues (constexpr: the kernel reads them).
+PLAIN, BIAS_GELU, SILU_MUL = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)
+
+
+@triton.jit
+def gemm_tma_kernel(a_ptr, b_ptr, b2_ptr, bias_ptr, c_ptr, m, n, k, stride_a, stride_b,
+                    stride_b2, EPILOGUE: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
+                    BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr, PROGRAMS: tl.constexpr):
+    """c = epilogue(a @ b.T) for a [m, k], b [n, k] (rows stride_a, stride_b apart) and c
+    [m, n] contiguous, bfloat16, float32 sums: PLAIN; BIAS_GELU, gelu_tanh(. + bias);
+    SILU_MUL, silu(a @ b.T) * (a @ b2.T), one block of a for both. Through tensor descriptors:
+    the launcher checks TMA's rules (16-byte aligned bases, strides multiples of 16 bytes)."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[m, k], strides=[stride_a, 1],
+                                       block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[n, k], strides=[stride_b, 1],
+                                       block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+    if EPILOGUE == SILU_MUL:
+        b2_desc = tl.make_tensor_descriptor(b2_ptr, shape=[n, k], strides=[stride_b2, 1],
+                                            block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[m, n], strides=[n, 1],
+                                       block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N])
+    tiles_m = tl.cdiv(m, BLOCK_SIZE_M)
+    tiles_n = tl.cdiv(n, BLOCK_SIZE_N)
+    per_group = GROUP_SIZE_M * tiles_n
+    # Persistent: program p takes tiles p, p + PROGRAMS, ... (numbered in groups of
+    # GROUP_SIZE_M tile rows, as linear_gelu_kernel's); flatten lets the next tile's loads
+    # start under this one's epilogue.
+    for tile in tl.range(tl.program_id(axis=0), tiles_m * tiles_n, PROGRAMS, flatten=True):
+        first_m = (tile // per_group) * GROUP_SIZE_M
+        group_rows = tl.minimum(tiles_m - first_m, GROUP_SIZE_M)
+        off_m = (first_m + (tile % per_group) % group_rows) * BLOCK_SIZE_M
+        off_n = ((tile % per_group) // group_rows) * BLOCK_SIZE_N
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        if EPILOGUE == SILU_MUL:
+            acc2 = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k0 in range(0, k, BLOCK_SIZE_K):  # past k, m or n the descriptors read zeros
+            a_blk = a_desc.load([off_m, k0])
+            acc = tl.dot(a_blk, b_desc.load([off_n, k0]).T, acc)
+            if EPILOGUE == SILU_MUL:
+                acc2 = tl.dot(a_blk, b2_desc.load([off_n, k0]).T, acc2)
+        if EPILOGUE == BIAS_GELU:
+            offs_n = off_n + tl.arange(0, BLOCK_SIZE_N)
+            v = acc + tl.load(bias_ptr + offs_n, mask=offs_n < n, other=0.0).to(tl.float32)[None, :]
+            u = 0.7978845608028654 * (v + 0.044715 * v * v * v)
+            acc = v / (1.0 + tl.exp(-2.0 * u))
+        elif EPILOGUE == SILU_MUL:
+            acc = acc / (1.0 + tl.exp(-acc)) * acc2
+        c_desc.store([off_m, off_n], acc.to(tl.bfloat16))  # clipped at m and n
+
+
+def tma_ready(*tensors: torch.Tensor) -> bool:
+    """Whether 2-D bfloat16 `tensors` meet TMA's rules: 16-byte aligned bases, rows a multiple
+    of 16 bytes apart (a row of w padded by 5 elements is not)."""
+    return all(t.data_ptr() % 16 == 0 and (t.stride(0) * t.element_size()) % 16 == 0
+               for t in tensors)
+
+
+def programs(x: torch.Tensor, tiles: int) -> int:
+    """gemm_tma_kernel's program count on x's device: PROGRAMS_PER_SM per SM (4 SMs without a
+    GPU), at most one per tile."""
+    sms = torch.cuda.get_device_properties(x.device).multi_processor_count if x.is_cuda else 4
+    return min(PROGRAMS_PER_SM * sms, tiles)
+
+
 def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
                        y: torch.Tensor) -> None:
     m, k = x.shape
@@ -95,6 +168,15 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
     assert x.stride(1) == 1 and w.stride(1) == 1 and y.is_contiguous() and b.is_contiguous(), \
         "rows must be contiguous"
     # Read per call: benchmarks/tune_references.py sets them.
+    if m > DECODE_ROWS and tma_ready(x, w, y):
+        tiles = triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, BLOCK_SIZE_N)
+        grid = programs(x, tiles)
+        gemm_tma_kernel[(grid,)](x, w, w, b, y, m, n, k, x.stride(0), w.stride(0), w.stride(0),
+                                 EPILOGUE=BIAS_GELU.value, BLOCK_SIZE_M=BLOCK_SIZE_M,
+                                 BLOCK_SIZE_N=BLOCK_SIZE_N, BLOCK_SIZE_K=BLOCK_SIZE_K,
+                                 GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
+                                 num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        return
     if m <= DECODE_ROWS:
         bm, bn, bk, group = DECODE_BLOCK_SIZE_M, DECODE_BLOCK_SIZE_N, DECODE_BLOCK_SIZE_K, 1
         warps, stages = DECODE_NUM_WARPS, DECODE_NUM_STAGES

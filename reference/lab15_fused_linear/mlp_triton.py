@@ -15,26 +15,33 @@ Work (lab.toml's `flops`): 3 x 2 m d f. Minimum traffic: 2 (m d + 3 d f + m d) b
 written and read once, 4 m f. Eager torch moves 12 m f more (g, u and silu(g) each written and
 read) in five launches.
 
-The constants were swept on an H100 (below); the lab's solution uses the same. Target
-(lab.toml): 1.0x eager torch.
+Prefill where TMA's rules hold: both GEMMs through linear_gelu_triton.py's gemm_tma_kernel
+(persistent, tensor descriptors), the SILU_MUL epilogue for gate/up. Target (lab.toml): 1.0x
+eager torch.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-# Swept on an H100 (2026-12-06, `benchmarks/tune_references.py lab15`). Prefill
-# (m > DECODE_ROWS, compute-bound): 256-row tiles for both kernels (634 TFLOP/s against 552 at
-# 128 rows), 64 columns of h per gate/up program (its two float32 accumulators: 128 columns
-# ran 238), 128 columns of y per down program, K blocks of 64, 8 warps (4: 91), 4 stages (3
-# within 1%): 629-639 TFLOP/s, 0.88x eager torch (lab.toml asks 1.0x).
-BLOCK_SIZE_M = 256
-BLOCK_SIZE_N = 64  # columns of h per program
-DOWN_BLOCK_SIZE_N = 128  # columns of y per program
+from grader.lab.reference import shared
+
+# The persistent TMA GEMM with its epilogues, and its rules and program count.
+_gemm = shared(__file__, "linear_gelu_triton")
+
+# Prefill (m > DECODE_ROWS, compute-bound), where TMA's rules hold: both GEMMs through
+# linear_gelu_triton.py's gemm_tma_kernel (persistent, tiles through tensor descriptors), its
+# PROGRAMS_PER_SM; gate/up 128 x 128 tiles of h (two float32 accumulators), down 128 x 256
+# tiles of y, K blocks of 64, 8 warps, 3 stages. Not yet swept on a GPU. The pointer kernels
+# below (any stride) take the same tiles; their own best on an H100 (256 x 64 gate/up,
+# 256 x 128 down, 4 stages) was 629-639 TFLOP/s, 0.88x eager torch (lab.toml asks 1.0x).
+BLOCK_SIZE_M = 128
+BLOCK_SIZE_N = 128  # columns of h per program
+DOWN_BLOCK_SIZE_N = 256  # columns of y per program
 BLOCK_SIZE_K = 64
 GROUP_SIZE_M = 8
 NUM_WARPS = 8
-NUM_STAGES = 4
+NUM_STAGES = 3
 # Decode (m <= DECODE_ROWS): the read of the weights dominates (271 MB at d = 4096,
 # f = 11008), and a 128-row tile would leave most of the GPU idle: one 64-row tile, 32 columns
 # a program (344 programs for gate/up at f = 11008, 128 for down at d = 4096), 4 warps, 4
@@ -141,6 +148,18 @@ def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down
     assert all(t.stride(1) == 1 for t in (x, w_gate, w_up, w_down)) and y.is_contiguous(), \
         "rows must be contiguous"
     # Read per call: benchmarks/tune_references.py sets them.
+    if m > DECODE_ROWS and f % 8 == 0 and _gemm.tma_ready(x, w_gate, w_up, w_down, y):  # and h
+        h = torch.empty((m, f), dtype=torch.bfloat16, device=x.device)
+        for a, b, b2, c, n, k, bn, epilogue in (
+                (x, w_gate, w_up, h, f, d, BLOCK_SIZE_N, _gemm.SILU_MUL),
+                (h, w_down, w_down, y, d, f, DOWN_BLOCK_SIZE_N, _gemm.PLAIN)):
+            grid = _gemm.programs(x, triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, bn))
+            _gemm.gemm_tma_kernel[(grid,)](
+                a, b, b2, b, c, m, n, k, a.stride(0), b.stride(0), b2.stride(0),
+                EPILOGUE=epilogue.value, BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=bn,
+                BLOCK_SIZE_K=BLOCK_SIZE_K, GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
+                num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        return
     if m <= DECODE_ROWS:
         bm, bn, bn_down, bk, bk_down, group = (
             DECODE_BLOCK_SIZE_M, DECODE_BLOCK_SIZE_N, DECODE_DOWN_BLOCK_SIZE_N,
