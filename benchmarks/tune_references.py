@@ -51,7 +51,7 @@ import torch
 import triton
 
 from grader.backends import bench
-from grader.backends import device as dev
+from grader.backends import scratch
 from grader.lab import cases, manifest, reference, submission
 
 ROUNDS = 10
@@ -332,7 +332,7 @@ def main() -> None:
         sys.exit("tune_references: --variant needs exactly one lab")
     if not torch.cuda.is_available():
         sys.exit("tune_references: skipped: needs a GPU")
-    dev.triton_scratch()  # references and solutions that build tensor descriptors in a kernel
+    scratch.give_triton()  # references and solutions that build tensor descriptors in a kernel
     b = Bench()
     folder = Path(tempfile.mkdtemp(prefix="tclab-tune-"))
     results = {"gpu": torch.cuda.get_device_name(), "roof_gbps": b.roof,

@@ -281,7 +281,7 @@ def test_tensor_descriptors_load_bfloat16_for_tl_dot_under_the_interpreter():
 @pytest.mark.gpu
 def test_tensor_descriptors_built_in_a_kernel_launch_on_a_gpu_from_any_thread():
     """`tl.make_tensor_descriptor` needs global scratch from Triton's allocator; the grader
-    gives every GPU process one (`device.triton_scratch`), which a launch from another thread
+    gives every GPU process one (`scratch.give_triton`), which a launch from another thread
     sees too (Triton's own `set_allocator` reaches the calling thread only)."""
     _descriptors("gpu")
 
@@ -290,23 +290,24 @@ SCRATCH = r"""
 import threading
 from contextvars import ContextVar
 from triton.runtime import _allocation as alloc
-from grader.backends import device
+from grader.backends import scratch
 before = alloc._allocator.get()
-device.triton_scratch()
+scratch.give_triton()
 seen = []
 t = threading.Thread(target=lambda: seen.append(alloc._allocator.get()))
 t.start(); t.join()
-print("null before", before is alloc._NULL_ALLOCATOR, "thread", seen[0] is not alloc._NULL_ALLOCATOR)
+null = alloc._NULL_ALLOCATOR
+print("null before", before is null, "thread", seen[0] is not null)
 mine = lambda size, alignment, stream: None
 import triton
 triton.set_allocator(mine)
-device.triton_scratch()  # again: the process's own allocator stays
+scratch.give_triton()  # again: the process's own allocator stays
 print("own kept", alloc._allocator.get() is mine)
 """
 
 
 def test_the_scratch_allocator_is_every_threads_default_and_an_own_one_stays():
-    """Without a GPU (nothing is allocated until a kernel asks): `device.triton_scratch` makes
+    """Without a GPU (nothing is allocated until a kernel asks): `scratch.give_triton` makes
     torch's allocator the default in every thread, where Triton's is an error; an allocator
     the process set itself is kept."""
     proc = subprocess.run([sys.executable, "-c", SCRATCH], capture_output=True, text=True,

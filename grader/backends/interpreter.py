@@ -437,13 +437,13 @@ def _patch_bf16_arithmetic() -> None:
 
 def ensure(device: str) -> None:
     """Fix `device` ("cpu" or "gpu") for this process and its children (on "gpu": Triton's
-    scratch allocator, `device.triton_scratch`); on "cpu", also for a
+    scratch allocator, `scratch.give_triton`); on "cpu", also for a
     triton imported earlier (see the module docstring), `@triton.autotune`, libdevice,
     comparisons, rounding to bfloat16, TF32 dots and `torch.cuda.synchronize()`."""
     os.environ["TCLAB_DEVICE"] = device
     if device != "cpu":
-        from grader.backends import device as dev
-        dev.triton_scratch()
+        from grader.backends import scratch
+        scratch.give_triton()
         return
     os.environ["TRITON_INTERPRET"] = "1"
     # numpy's "overflow encountered in exp" from the interpreter: a GPU computes the same inf
