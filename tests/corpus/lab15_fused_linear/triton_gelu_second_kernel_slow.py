@@ -11,7 +11,8 @@
 #  everywhere, but y's worth of traffic three times over (4 bytes written, 4 read, 2 written
 #  per element instead of 2) and a second launch, on top of an untuned 64 x 64 x 32 GEMM.
 #  The untuned GEMM is most of its time: with the solution's tiles, the second pass costs about
-#  a fifth of the prefill time, near the 0.8 bar, where no verdict can be promised.)
+#  a fifth of the prefill time, near the 0.8 bar, where no verdict can be promised. The
+#  launcher's TMA branch goes with its tiles: every shape takes the pointer GEMM.)
 
 # %% edit linear_gelu_triton
 # <<<
@@ -38,7 +39,7 @@
 # def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 # >>>
 # <<<
-#     if m <= 128:  # decode: one tile of rows; narrow columns keep every SM reading w
+#     # TMA's rules: bases 16-byte aligned, rows a multiple of 16 bytes apart (not w's rows
 # ~~~
 #                              BLOCK_SIZE_K=BLOCK_SIZE_K, num_warps=warps, num_stages=stages)
 # ===
