@@ -3,8 +3,8 @@
 // Split pass: one block of WARPS warps per (split, KV head, sequence), grid (splits, hkv, b).
 // A key's row is D / 8 pieces of 16 bytes: LANES = D / 8 lanes read one key together, a warp
 // 32 / LANES consecutive keys at once (512 contiguous bytes at D = 128). Each lane group takes
-// UNROLL keys per step, and loads the next step's k and v pieces before it uses this step's
-// (4 UNROLL 16-byte loads in flight per lane); it sums its G scores per key across its lanes with
+// UNROLL keys per step, loading every k and v piece of the step before using any (2 UNROLL
+// 16-byte loads in flight per lane); it sums its G scores per key across its lanes with
 // shuffles and folds the step's keys into its running max, sum and 8 columns of p . v per query
 // head with one rescale. After the loop the lane groups of a warp merge by shuffles, the warps
 // through shared memory, each rescaled to the common max, and the block writes the split's
@@ -22,9 +22,10 @@
 #endif
 #define THREADS (WARPS * 32)
 
-// Eight bfloat16s (one 16-byte piece) as floats.
-__device__ __forceinline__ void unpack8(const uint4 raw, float *f)
+// Eight bfloat16s (16 bytes, one load; p 16-byte aligned) as floats.
+__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
 {
+    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
     const __nv_bfloat162 *pairs = reinterpret_cast<const __nv_bfloat162 *>(&raw);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -32,12 +33,6 @@ __device__ __forceinline__ void unpack8(const uint4 raw, float *f)
         f[2 * i] = two.x;
         f[2 * i + 1] = two.y;
     }
-}
-
-// Eight bfloat16s (16 bytes, one load; p 16-byte aligned) as floats.
-__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
-{
-    unpack8(*reinterpret_cast<const uint4 *>(p), f);
 }
 
 template <int D, int G>
@@ -77,37 +72,16 @@ __device__ __forceinline__ void flash_decode_split(const __nv_bfloat16 *__restri
 
     const int start = blockIdx.x * keys_per_split;
     const int stop = min(start + keys_per_split, s);
-    // The next step's pieces load while this step's are used: 4 UNROLL 16-byte loads in
-    // flight per lane, kept as raw bytes (4 registers a piece) until their step.
-    uint4 k_next[UNROLL], v_next[UNROLL];
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u) {
-        const int c = start + u * SLOTS + slot;  // the warp's keys: consecutive rows
-        if (c < stop) {
-            k_next[u] = *reinterpret_cast<const uint4 *>(k_rows + (long long)c * D);
-            v_next[u] = *reinterpret_cast<const uint4 *>(v_rows + (long long)c * D);
-        }
-    }
     for (int c0 = start; c0 < stop; c0 += STEP) {  // block-uniform: the shuffles need the warp
-        uint4 k_raw[UNROLL], v_raw[UNROLL];
+        float kf[UNROLL][8], vf[UNROLL][8];
         bool valid[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
-            k_raw[u] = k_next[u];
-            v_raw[u] = v_next[u];
-            valid[u] = c0 + u * SLOTS + slot < stop;
-            const int c = c0 + STEP + u * SLOTS + slot;
-            if (c < stop) {
-                k_next[u] = *reinterpret_cast<const uint4 *>(k_rows + (long long)c * D);
-                v_next[u] = *reinterpret_cast<const uint4 *>(v_rows + (long long)c * D);
-            }
-        }
-        float kf[UNROLL][8], vf[UNROLL][8];
-#pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
+            const int c = c0 + u * SLOTS + slot;  // the warp's keys: consecutive rows
+            valid[u] = c < stop;
             if (valid[u]) {
-                unpack8(k_raw[u], kf[u]);
-                unpack8(v_raw[u], vf[u]);
+                load8(k_rows + (long long)c * D, kf[u]);
+                load8(v_rows + (long long)c * D, vf[u]);
             } else {
 #pragma unroll
                 for (int e = 0; e < 8; ++e) kf[u][e] = vf[u][e] = 0.0f;
