@@ -24,10 +24,11 @@ import torch
 import triton
 import triton.language as tl
 
-# Prefill (4096^3), gemm_tma_kernel: 128 x 256 x 64 tiles, 8 warps, 3 stages, one program per
-# SM measured 726 TFLOP/s on an H100 (2026-12-06), 1.06x cuBLAS + a GELU kernel, where the
-# pointer kernel's best (128 x 128 x 64) was 573-577 (0.85x). The pointer kernel takes the
-# same constants where a stride rules TMA out (no perf shape).
+# Prefill (4096^3), gemm_tma_kernel, swept on an H100 (2026-12-06): 128 x 256 x 64 tiles, 8
+# warps, 3 stages, one program per SM: 683-703 TFLOP/s, 1.01-1.04x cuBLAS + a GELU kernel
+# (675); 128-column tiles 508, two programs per SM 687, 4 stages out of shared memory. The
+# pointer kernel's best (128 x 128 x 64) was 573-577 (0.85x); it takes the same constants
+# where a stride rules TMA out (no perf shape).
 BLOCK_SIZE_M = 128
 BLOCK_SIZE_N = 256
 BLOCK_SIZE_K = 64
