@@ -42,6 +42,9 @@ BLOCK_SIZE_K = 64
 GROUP_SIZE_M = 8
 NUM_WARPS = 8
 NUM_STAGES = 3
+PROGRAMS_PER_SM = 1  # gemm_tma_kernel's programs per SM, and its loop (linear_gelu_triton.py)
+FLATTEN = True
+WARP_SPECIALIZE = False
 # Decode (m <= DECODE_ROWS): the read of the weights dominates (271 MB at d = 4096,
 # f = 11008), and a 128-row tile would leave most of the GPU idle: one 64-row tile, 32 columns
 # a program (344 programs for gate/up at f = 11008, 128 for down at d = 4096), 4 warps, 4
@@ -61,6 +64,7 @@ DECODE_NUM_STAGES = 4
 TUNE = {"BLOCK_SIZE_M": (64, 128, 256), "BLOCK_SIZE_N": (32, 64, 128, 256),
         "DOWN_BLOCK_SIZE_N": (32, 64, 128, 256), "BLOCK_SIZE_K": (32, 64, 128),
         "GROUP_SIZE_M": (1, 8, 16), "NUM_WARPS": (4, 8), "NUM_STAGES": (2, 3, 4, 5),
+        "PROGRAMS_PER_SM": (1, 2), "FLATTEN": (True, False), "WARP_SPECIALIZE": (False, True),
         "DECODE_BLOCK_SIZE_M": (16, 32, 64, 128), "DECODE_BLOCK_SIZE_N": (16, 32, 64, 128),
         "DECODE_DOWN_BLOCK_SIZE_N": (16, 32, 64, 128), "DECODE_BLOCK_SIZE_K": (64, 128, 256),
         "DECODE_DOWN_BLOCK_SIZE_K": (64, 128, 256),
@@ -153,12 +157,14 @@ def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down
         for a, b, b2, c, n, k, bn, epilogue in (
                 (x, w_gate, w_up, h, f, d, BLOCK_SIZE_N, _gemm.SILU_MUL),
                 (h, w_down, w_down, y, d, f, DOWN_BLOCK_SIZE_N, _gemm.PLAIN)):
-            grid = _gemm.programs(x, triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, bn))
+            grid = _gemm.programs(x, triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, bn),
+                                  PROGRAMS_PER_SM)
             _gemm.gemm_tma_kernel[(grid,)](
                 a, b, b2, b, c, m, n, k, a.stride(0), b.stride(0), b2.stride(0),
                 EPILOGUE=epilogue.value, BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=bn,
                 BLOCK_SIZE_K=BLOCK_SIZE_K, GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
-                num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+                FLATTEN=FLATTEN, WARP_SPECIALIZE=WARP_SPECIALIZE, num_warps=NUM_WARPS,
+                num_stages=NUM_STAGES)
         return
     if m <= DECODE_ROWS:
         bm, bn, bn_down, bk, bk_down, group = (
