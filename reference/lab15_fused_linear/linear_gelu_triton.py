@@ -37,7 +37,7 @@ NUM_WARPS = 8
 NUM_STAGES = 3
 PROGRAMS_PER_SM = 1  # gemm_tma_kernel's programs: SMs x this, or one per tile if fewer
 FLATTEN = True  # gemm_tma_kernel's tile loop flattened with its K loop (tl.range's flatten)
-WARP_SPECIALIZE = False  # and split into loading and computing warps (tl.range's)
+WARP_SPECIALIZE = False  # and split into loading and computing warps (tl.range's): 704 either way
 # A batch of at most DECODE_ROWS rows (decode: the weight read dominates, and a 128-row tile
 # would leave most of the GPU idle) has constants of its own, read per call as the others.
 # Decode (64 x 4096 x 4096): one 64-row tile, 32 columns a program (128 programs on 132 SMs),
