@@ -51,15 +51,16 @@ def test_tune_names_constants_and_holds_their_value(path):
 # and hidden shape, every dtype; code under __CUDA_ARCH__ (lab03's 16-bit pairs) runs there
 # only.
 REFERENCE_CHECK = r"""
-import sys
+import ast, sys
 from grader.backends import interpreter
-lab_id, device = sys.argv[1:]
+lab_id, device, *overrides = sys.argv[1:]  # NAME=value, set where a launcher has NAME; and
+every = "SHAPES=all" in overrides  # every public and hidden shape on the CPU too
 interpreter.ensure(device)  # as a worker does
 from grader.lab import cases, manifest, reference
 on = "cuda" if device == "gpu" else "cpu"
 wrong, runs = [], 0
 for ex in manifest.get(lab_id).exercises:
-    if device == "gpu":
+    if device == "gpu" or every:
         shapes = [(suite, s) for suite in ("public", "hidden") for s in ex.shapes[suite]]
     else:
         size = lambda s: sum(ex.numel(t, s) for t in ex.outputs)
@@ -67,6 +68,9 @@ for ex in manifest.get(lab_id).exercises:
                                                 key=size)[:3]]
     for impl in ex.impls:
         fn = reference.load(ex, impl)
+        for name, value in (o.split("=", 1) for o in overrides if o != "SHAPES=all"):
+            if name in fn.__globals__:
+                fn.__globals__[name] = ast.literal_eval(value)
         for dtype in ex.dtypes:
             for index, (suite, shape) in enumerate(shapes):
                 case = cases.Case(suite, index, shape, dtype, 11 + index)
@@ -85,10 +89,10 @@ sys.exit(1 if wrong else 0)
 LABS = sorted(manifest.registry())
 
 
-def reference_check(lab_id: str, device: str) -> None:
+def reference_check(lab_id: str, device: str, *overrides: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id, device], env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id, device, *overrides],
+                          env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{lab_id}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
 
@@ -105,3 +109,15 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
     """Every public and hidden shape, dtype and special value (lab03 and lab08 on an H200,
     2026-12-03: 324 runs, run as a script before it became this test)."""
     reference_check(lab_id, "gpu")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("acc", ["shared", "regs2"])
+def test_each_accumulator_design_of_the_cuda_attention_matches_the_oracle_on_the_cpu(acc):
+    """lab16's CUDA attention reference has three designs its sweep chooses among (D64_ACC,
+    D128_ACC); the checked-in one runs in the test above, the others here on every public and
+    hidden shape (the q-scaled ones move the max between K/V tiles, which only a right rescale
+    of each row survives), so that a sweep never picks a wrong kernel for being fast."""
+    reference_check("lab16_attention", "cpu", "SHAPES=all", f"D64_ACC={acc!r}",
+                    f"D128_ACC={acc!r}")
+

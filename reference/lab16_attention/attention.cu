@@ -102,24 +102,29 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
 }
 
 // Shared memory: STAGES x {BN keys, BN values} of T (q passes through stage 1's before the loop),
-// then per warp 16 x (BN + PAD_F) float scores, 16 x (BN + PAD_T) T probabilities, and
-// 16 x (D + PAD_F) float accumulators (ACC_REGS false) or 16 float alphas (ACC_REGS true).
+// then per warp 16 MT x (BN + PAD_F) float scores, 16 MT x (BN + PAD_T) T probabilities, and
+// 16 x (D + PAD_F) float accumulators (ACC_REGS false) or 16 MT float alphas (ACC_REGS true).
 // smem_bytes in attention_cuda.py.
-template <typename T, int D, int WARPS, bool ACC_REGS>
+//
+// MT (ACC_REGS only): 16-query tiles per warp. With 2, every K and V fragment a warp loads from
+// shared memory feeds two products, one per query tile: half the fragment traffic per FLOP,
+// which bounds MT = 1 (a warp reads the whole K and V tiles for 16 queries).
+template <typename T, int D, int WARPS, bool ACC_REGS, int MT>
 __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o, int s,
                                                float scale_log2, int causal)
 {
-    constexpr int THREADS = WARPS * 32, BM = 16 * WARPS;
+    constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;  // WM: a warp's rows
+    static_assert(MT == 1 || ACC_REGS, "two query tiles a warp keep their accumulators in registers");
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T, LDO = D + PAD_F;
     static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
     static_assert(!ACC_REGS || D % BN == 0, "o leaves through the score tile, BN columns a pass");
     extern __shared__ __align__(128) unsigned char smem[];
     T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
-    float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + 2);
-    T(*ps)[16][LDP] = reinterpret_cast<T(*)[16][LDP]>(ss + WARPS);
+    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);
+    T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
     float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);  // ACC_REGS false
-    float(*as)[16] = reinterpret_cast<float(*)[16]>(ps + WARPS);            // ACC_REGS true
+    float(*as)[WM] = reinterpret_cast<float(*)[WM]>(ps + WARPS);            // ACC_REGS true
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int row0 = blockIdx.x * BM;
@@ -140,7 +145,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     // ACC_REGS: the warp's accumulator fragments, and the row of each element of this lane's
     // (every accumulator fragment of this shape has the same map).
     using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
-    Acc acc[ACC_REGS ? D / 16 : 1];
+    Acc acc[MT][ACC_REGS ? D / 16 : 1];
     int row_of[Acc::num_elements];
     if constexpr (ACC_REGS) {
         for (int i = lane; i < 16 * 16; i += 32) ss[warp][i / 16][i % 16] = (float)(i / 16);
@@ -150,20 +155,27 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 #pragma unroll
         for (int e = 0; e < Acc::num_elements; ++e) row_of[e] = (int)rows.x[e];
 #pragma unroll
-        for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[j], 0.0f);
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[mt][j], 0.0f);
     } else {
         for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
     }
     __pipeline_wait_prior(0);
     __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];
     const T(*qs)[LDT] = kv[1][0];  // BM rows, running on into kv[1][1]
 #pragma unroll
-    for (int i = 0; i < D / 16; ++i) load_fragment(qf[i], &qs[16 * warp][16 * i], LDT);
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < D / 16; ++i)
+            load_fragment(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
 
     const int r = lane / 2, half = lane % 2;
-    const int row = row0 + 16 * warp + r;
-    float m = -INFINITY, l = 0.0f;
+    const int row_w = row0 + WM * warp + r;  // this lane's row of query tile mt: row_w + 16 mt
+    float m[MT], l[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY, l[mt] = 0.0f;
     for (int t = 0; t < tiles; ++t) {
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();  // every warp is done with stage 1 - cur (tile t - 1, or q)
@@ -179,24 +191,32 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 
 #pragma unroll
         for (int j = 0; j < BN / 16; ++j) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-            wmma::fill_fragment(c, 0.0f);
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[MT];
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt], 0.0f);
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
-                load_fragment(kf, &ks[16 * j][16 * i], LDT);
-                wmma::mma_sync(c, qf[i], kf, c);
+                load_fragment(kf, &ks[16 * j][16 * i], LDT);  // one load, MT products
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt], qf[mt][i], kf, c[mt]);
             }
-            wmma::store_matrix_sync(&ss[warp][0][16 * j], c, LDS, wmma::mem_row_major);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+                wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], c[mt], LDS,
+                                        wmma::mem_row_major);
         }
         __syncwarp();
 
         // Tiles wholly inside s and below the diagonal need no mask (every causal tile but the
         // diagonal's, every full tile but a tail).
         const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {  // each query tile's rows, lanes 2r and 2r + 1 a row
+        const int row = row_w + 16 * mt;
         float x[BN / 2];
         float tile_max = -INFINITY;
-        const float4 *src = reinterpret_cast<const float4 *>(&ss[warp][r][half * (BN / 2)]);
+        const float4 *src = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][half * (BN / 2)]);
 #pragma unroll
         for (int c4 = 0; c4 < BN / 8; ++c4) {
             const float4 f = src[c4];
@@ -210,8 +230,8 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
             }
         }
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        const float m_new = fmaxf(m, tile_max);
-        const float alpha = exp2f(m - m_new);
+        const float m_new = fmaxf(m[mt], tile_max);
+        const float alpha = exp2f(m[mt] - m_new);
         float sum = 0.0f;
         unsigned packed[BN / 4];
 #pragma unroll
@@ -220,16 +240,16 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
             sum += p0 + p1;
             packed[c / 2] = pack<T>(p0, p1);
         }
-        uint4 *dst = reinterpret_cast<uint4 *>(&ps[warp][r][half * (BN / 2)]);  // 8 a store
+        uint4 *dst = reinterpret_cast<uint4 *>(&ps[warp][16 * mt + r][half * (BN / 2)]);  // 8 a store
 #pragma unroll
         for (int c = 0; c < BN / 16; ++c)
             dst[c] = make_uint4(packed[4 * c], packed[4 * c + 1], packed[4 * c + 2],
                                 packed[4 * c + 3]);
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        l = l * alpha + sum;
-        m = m_new;
+        l[mt] = l[mt] * alpha + sum;
+        m[mt] = m_new;
         if constexpr (ACC_REGS) {
-            if (half == 0) as[warp][r] = alpha;
+            if (half == 0) as[warp][16 * mt + r] = alpha;
         } else if (alpha != 1.0f) {  // the max moved for this row: rescale its half of it
             float4 *acc = reinterpret_cast<float4 *>(&os[warp][r][half * (D / 2)]);
 #pragma unroll
@@ -239,24 +259,35 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 acc[c] = a;
             }
         }
+        }
         __syncwarp();
 
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[MT][BN / 16];
 #pragma unroll
-        for (int i = 0; i < BN / 16; ++i) load_fragment(pf[i], &ps[warp][0][16 * i], LDP);
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int i = 0; i < BN / 16; ++i)
+                load_fragment(pf[mt][i], &ps[warp][16 * mt][16 * i], LDP);
         if constexpr (ACC_REGS) {
-            float alpha_e[Acc::num_elements];  // this lane's rows' alphas, for every fragment
+            float alpha_e[MT][Acc::num_elements];  // this lane's rows' alphas, every fragment
 #pragma unroll
-            for (int e = 0; e < Acc::num_elements; ++e) alpha_e[e] = as[warp][row_of[e]];
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int e = 0; e < Acc::num_elements; ++e)
+                    alpha_e[mt][e] = as[warp][16 * mt + row_of[e]];
 #pragma unroll
             for (int j = 0; j < D / 16; ++j) {
 #pragma unroll
-                for (int e = 0; e < Acc::num_elements; ++e) acc[j].x[e] *= alpha_e[e];
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int e = 0; e < Acc::num_elements; ++e) acc[mt][j].x[e] *= alpha_e[mt][e];
 #pragma unroll
                 for (int i = 0; i < BN / 16; ++i) {
                     wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                    load_fragment(vf, &vs[16 * i][16 * j], LDT);
-                    wmma::mma_sync(acc[j], pf[i], vf, acc[j]);
+                    load_fragment(vf, &vs[16 * i][16 * j], LDT);  // one load, MT products
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
                 }
             }
         } else {
@@ -268,7 +299,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 for (int i = 0; i < BN / 16; ++i) {
                     wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
                     load_fragment(vf, &vs[16 * i][16 * j], LDT);
-                    wmma::mma_sync(c, pf[i], vf, c);
+                    wmma::mma_sync(c, pf[0][i], vf, c);
                 }
                 wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
             }
@@ -281,43 +312,55 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 #pragma unroll
         for (int c0 = 0; c0 < D; c0 += BN) {
 #pragma unroll
-            for (int j = 0; j < BN / 16; ++j)
-                wmma::store_matrix_sync(&ss[warp][0][16 * j], acc[c0 / 16 + j], LDS,
-                                        wmma::mem_row_major);
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+                    wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], acc[mt][c0 / 16 + j], LDS,
+                                            wmma::mem_row_major);
             __syncwarp();
-            if (row < s)
-                store_row<T, BN / 2>(o + (long long)row * D + c0 + half * (BN / 2),
-                                     &ss[warp][r][half * (BN / 2)], 1.0f / l);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                const int row = row_w + 16 * mt;
+                if (row < s)
+                    store_row<T, BN / 2>(o + (long long)row * D + c0 + half * (BN / 2),
+                                         &ss[warp][16 * mt + r][half * (BN / 2)], 1.0f / l[mt]);
+            }
             __syncwarp();  // read before the next pass overwrites the tile
         }
-    } else if (row < s) {
-        const float inv_l = 1.0f / l;
+    } else if (row_w < s) {
+        const int row = row_w;
+        const float inv_l = 1.0f / l[0];
         const float *acc_row = &os[warp][r][half * (D / 2)];
         store_row<T, D / 2>(o + (long long)row * D + half * (D / 2), acc_row, inv_l);
     }
 }
 
-// attention_kernel_<dtype>_d<D>_w<WARPS>[_regs]: every combination the launcher may pick (_regs:
-// the accumulator in registers).
-#define ATTENTION_KERNEL(NAME, T, D, WARPS, ACC_REGS)                                          \
+// attention_kernel_<dtype>_d<D>_w<WARPS>[_regs|_regs2]: every combination the launcher may pick
+// (_regs: the accumulator in registers; _regs2: and two query tiles a warp, 4 warps only: q
+// passes through one stage of K and V, 2 BN rows).
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, ACC_REGS, MT)                                      \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
     {                                                                                         \
-        attention_tile<T, D, WARPS, ACC_REGS>(q, k, v, o, s, scale_log2, causal);             \
+        attention_tile<T, D, WARPS, ACC_REGS, MT>(q, k, v, o, s, scale_log2, causal);         \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8, false)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4, false)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs, __nv_bfloat16, 64, 4, true)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_regs, __nv_bfloat16, 64, 8, true)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs, __nv_bfloat16, 128, 4, true)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_regs, __nv_bfloat16, 128, 8, true)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs, __half, 64, 4, true)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8_regs, __half, 64, 8, true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs, __half, 128, 4, true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8_regs, __half, 128, 8, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4, false, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8, false, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4, false, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8, false, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4, false, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8, false, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4, false, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8, false, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs, __nv_bfloat16, 64, 4, true, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_regs, __nv_bfloat16, 64, 8, true, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs, __nv_bfloat16, 128, 4, true, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_regs, __nv_bfloat16, 128, 8, true, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs, __half, 64, 4, true, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8_regs, __half, 64, 8, true, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs, __half, 128, 4, true, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_regs, __half, 128, 8, true, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs2, __nv_bfloat16, 64, 4, true, 2)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs2, __nv_bfloat16, 128, 4, true, 2)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs2, __half, 64, 4, true, 2)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs2, __half, 128, 4, true, 2)

@@ -1,8 +1,8 @@
 """Reference CUDA attention launcher: the perf bar of lab16's `attention` (hidden from students).
 attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), q held per warp, K/V
 tiles double-buffered in shared memory through cp.async, the online softmax per row in
-registers, the accumulator in shared float tiles or in accumulator fragments (D64_ACC /
-D128_ACC); causal blocks stop at the diagonal. Target
+registers, the accumulator in shared float tiles or in accumulator fragments, of one or two
+16-query tiles a warp (D64_ACC / D128_ACC); causal blocks stop at the diagonal. Target
 (lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it. Missed on an
 H100 (2026-12-06, after the sweep): 147 / 167 TFLOP/s full at d 64 / 128 (0.31x / 0.25x), 134 /
 149 causal. What bounds it: each warp owns 16 queries and reads the whole K and V tiles from
@@ -35,10 +35,15 @@ D128_WARPS = 8
 # run time). Every warps x accumulator pair compiles without spills. Blocks resident per SM on
 # an H100 (228 KiB shared, 64 K registers), d 64 w4 / w8, d 128 w4 / w8: "shared" 2 / 1 / 1 /
 # 1 (shared memory bound), "regs" 3 / 1 / 2 / 1 (registers bound at 8 warps).
+# "regs2": "regs" with two 16-query tiles a warp, 4 warps (128 queries a block) whatever
+# D*_WARPS says: each K and V fragment loaded from shared memory feeds two products, where with
+# one tile a warp reads the whole K and V tiles for 16 queries (the bound measured below).
+# ptxas: 207 registers at d 64; at d 128, 255 and a 40-byte spill (q's 16 fragments and the
+# 16 accumulator fragments stay in registers). Not yet measured on a GPU.
 D64_ACC = "regs"  # 147 TFLOP/s, "shared" 107 (d 64, full, bfloat16; the sweep)
 D128_ACC = "regs"  # 165, "shared" 126 (d 128)
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs"),
-        "D128_ACC": ("shared", "regs")}
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs", "regs2"),
+        "D128_ACC": ("shared", "regs", "regs2")}
 BN = 64  # keys per K/V tile, as attention.cu's
 PAD_T, PAD_F = 8, 4  # as attention.cu's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
@@ -57,11 +62,12 @@ def _kernel(name: str):
 
 def smem_bytes(d: int, warps: int, acc: str) -> int:
     """attention.cu's shared memory: two stages of K and V tiles, then per warp the score and
-    probability tiles and the accumulator tile ("shared") or its rows' 16 rescale factors
-    ("regs")."""
+    probability tiles of its 16 or 32 rows ("regs2") and the accumulator tile ("shared") or its
+    rows' rescale factors ("regs", "regs2")."""
     per_row = (d + PAD_F) * 4 if acc == "shared" else 4
+    rows = 32 if acc == "regs2" else 16
     return 2 * 2 * BN * (d + PAD_T) * 2 + \
-        warps * 16 * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + per_row)
+        warps * rows * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + per_row)
 
 
 def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
@@ -75,10 +81,12 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert d in (64, 128) and q.dtype in NAMES, f"{q.dtype}, head dim {d}"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
     warps, acc = (D64_WARPS, D64_ACC) if d == 64 else (D128_WARPS, D128_ACC)
-    assert acc in ("shared", "regs"), f"accumulator {acc!r}: 'shared' or 'regs'"
-    suffix = "_regs" if acc == "regs" else ""
+    assert acc in ("shared", "regs", "regs2"), f"accumulator {acc!r}: 'shared', 'regs', 'regs2'"
+    warps = 4 if acc == "regs2" else warps
+    rows = 32 * warps if acc == "regs2" else 16 * warps  # queries per block
+    suffix = "" if acc == "shared" else f"_{acc}"
     _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}{suffix}")(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
-        np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // (16 * warps)), b * h),
+        np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // rows), b * h),
         shared=smem_bytes(d, warps, acc))
