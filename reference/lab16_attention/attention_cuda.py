@@ -3,9 +3,9 @@ attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), q he
 tiles double-buffered in shared memory through cp.async, the online softmax per row in
 registers, the accumulator in shared float tiles or in accumulator fragments, of one or two
 16-query tiles a warp (D64_ACC / D128_ACC); causal blocks stop at the diagonal. Target
-(lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it. Missed on an
-H100 (2026-12-06, after the sweep): 147 / 167 TFLOP/s full at d 64 / 128 (0.31x / 0.25x), 134 /
-149 causal. What bounds it: each warp owns 16 queries and reads the whole K and V tiles from
+(lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it.
+Missed on an H100 (2026-12-06, after the sweep): 147 / 167 TFLOP/s full at d 64 / 128 (0.31x /
+0.25x), 134 / 149 causal. What bounds it: each warp owns 16 queries and reads the whole K and V tiles from
 shared memory as fragments, 32 KiB per tile at d 128 for 0.5 MFLOP, 16 FLOP a byte where
 shared memory serves about 128 bytes a clock; FlashAttention-2 gives a warp 32 or more
 queries for each fragment it loads.
