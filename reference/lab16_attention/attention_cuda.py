@@ -5,8 +5,8 @@ registers, the accumulator in shared float tiles or in accumulator fragments, of
 16-query tiles a warp (D64_ACC / D128_ACC); causal blocks stop at the diagonal. Target
 (lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at 0.8x of it.
 Missed on an H100 (2026-12-06, after the sweep): 147 / 167 TFLOP/s full at d 64 / 128 (0.31x /
-0.25x), 134 / 149 causal. What bounds it: each warp owns 16 queries and reads the whole K and V tiles from
-shared memory as fragments, 32 KiB per tile at d 128 for 0.5 MFLOP, 16 FLOP a byte where
+0.25x), 134 / 149 causal. What bounds it: each warp owns 16 queries and reads the whole K and V
+tiles from shared memory as fragments, 32 KiB per tile at d 128 for 0.5 MFLOP, 16 FLOP a byte where
 shared memory serves about 128 bytes a clock; FlashAttention-2 gives a warp 32 or more
 queries for each fragment it loads.
 """
@@ -25,7 +25,8 @@ HERE = Path(__file__).resolve().parent
 SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
     (HERE / "attention.cu").read_text()
 # Warps per block (16 queries each) per head dimension; read per call (benchmarks/
-# tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+# tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-
+# check.sh tune`).
 D64_WARPS = 4
 D128_WARPS = 8
 # Where each warp's 16 x d float32 accumulator lives across K/V tiles, per head dimension:

@@ -23,7 +23,8 @@ import torch
 import triton
 import triton.language as tl
 
-# Per head dimension: queries per program, keys per tile, warps, pipeline stages. Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+# Per head dimension: queries per program, keys per tile, warps, pipeline stages. Swept on an H100
+# (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 D64_BLOCK_M = 64
 D64_BLOCK_N = 64
 D64_NUM_WARPS = 4

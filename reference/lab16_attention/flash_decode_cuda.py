@@ -18,7 +18,8 @@ import torch
 from grader.backends.cuda import SourceModule
 
 SOURCE = (Path(__file__).parent / "flash_decode.cu").read_text()
-# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
+# (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 WARPS = 8  # warps per split-pass block: flash_decode.cu's WARPS
 UNROLL = 2  # keys per lane group per step: flash_decode.cu's UNROLL
 PROGRAMS_PER_SM = 8  # split-pass blocks per SM, over the whole batch

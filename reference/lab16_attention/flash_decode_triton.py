@@ -28,7 +28,8 @@ import triton.language as tl
 
 from grader.lab.reference import shared
 
-# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+# Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
+# (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 BLOCK_N = 128  # keys per tile; keys_per_split is a multiple of it
 PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
