@@ -449,9 +449,9 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
 # `&ws[0][wc + 16 j][16 s]` (`ldm` `BK + 8`), `wmma::mma_sync(acc[i][j], fa[i], fb[j],
 # acc[i][j])`; `__syncthreads()` again before the next K tile overwrites the buffers. Every
 # lane of a warp makes every WMMA call, also for fragments past the matrix (they multiply
-# zeros). Then make it lab 14's pipeline. Every shape checked without a GPU has `m` ≤ 128, so
-# those checks run the decode kernel only; the prefill kernel first runs on the GPU's shapes
-# (2049 rows).
+# zeros). Then make it lab 14's pipeline. The public shapes have `m` ≤ 128 and run the decode
+# kernel only; without a GPU the prefill kernel runs on one graded shape (130 rows), and at
+# size on the GPU's (2049 rows).
 # </details>
 #
 # <details><summary>Hint 2 — who copies what</summary>
