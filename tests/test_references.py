@@ -112,12 +112,14 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("acc", ["shared", "regs2"])
-def test_each_accumulator_design_of_the_cuda_attention_matches_the_oracle_on_the_cpu(acc):
-    """lab16's CUDA attention reference has three designs its sweep chooses among (D64_ACC,
-    D128_ACC); the checked-in one runs in the test above, the others here on every public and
-    hidden shape (the q-scaled ones move the max between K/V tiles, which only a right rescale
-    of each row survives), so that a sweep never picks a wrong kernel for being fast."""
-    reference_check("lab16_attention", "cpu", "SHAPES=all", f"D64_ACC={acc!r}",
-                    f"D128_ACC={acc!r}")
-
+@pytest.mark.parametrize("overrides", [("D64_ACC='shared'", "D128_ACC='shared'"),
+                                       ("D64_ACC='regs2'", "D128_ACC='regs2'"),
+                                       ("STAGED=True",)],
+                         ids=["attention-shared", "attention-regs2", "flash_decode-staged"])
+def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
+    """lab16's CUDA references have designs their sweep chooses among (attention's D64_ACC and
+    D128_ACC, flash_decode's STAGED); the checked-in ones run in the test above, the others
+    here on every public and hidden shape (the q-scaled ones move the max between K/V tiles,
+    which only a right rescale of each row survives), so that a sweep never picks a wrong
+    kernel for being fast."""
+    reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)

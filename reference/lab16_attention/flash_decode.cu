@@ -8,17 +8,23 @@
 // shuffles and folds the step's keys into its running max, sum and 8 columns of p . v per query
 // head with one rescale. After the loop the lane groups of a warp merge by shuffles, the warps
 // through shared memory, each rescaled to the common max, and the block writes the split's
-// float32 partials. Combine pass: one block per query head, a thread per column.
+// float32 partials. Combine pass: one block per query head, a thread per column. STAGED (a
+// second design for the sweep): the block copies each step's K and V rows into shared memory
+// by cp.async one step ahead, and the lanes read their pieces from there.
 //
 // Traffic: k and v once; q once per split (b hq d splits elements, from L2 after the first);
 // the partials, b hq splits (D + 2) floats, written and read once.
 #include <cuda_bf16.h>
+#include <cuda_pipeline.h>
 
 #ifndef WARPS
 #define WARPS 4   // warps per split-pass block (flash_decode_cuda.py passes -DWARPS=)
 #endif
 #ifndef UNROLL
 #define UNROLL 2  // keys per lane group per step (flash_decode_cuda.py passes -DUNROLL=)
+#endif
+#ifndef STAGED
+#define STAGED 0  // 1: K/V steps staged through shared memory (flash_decode_cuda.py's STAGED)
 #endif
 #define THREADS (WARPS * 32)
 
@@ -32,6 +38,25 @@ __device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
         const float2 two = __bfloat1622float2(pairs[i]);
         f[2 * i] = two.x;
         f[2 * i + 1] = two.y;
+    }
+}
+
+// STAGED: this thread's cp.async copies of keys c0 .. c0 + STEP - 1 of a KV head (k_head, v_head:
+// its first row) into one stage's K and V tiles (STEP x D each), zeros past stop. A step's
+// pieces land while the block works on the step before: a block keeps a whole step of K and V
+// in flight (2 STEP D bytes: 16 KiB at D = 128, 8 warps, UNROLL 2), not in its registers.
+template <int D, int STEP>
+__device__ __forceinline__ void issue_step(__nv_bfloat16 *tile_k, __nv_bfloat16 *tile_v,
+                                           const __nv_bfloat16 *__restrict__ k_head,
+                                           const __nv_bfloat16 *__restrict__ v_head, int c0,
+                                           int stop)
+{
+    for (int p = threadIdx.x; p < STEP * D / 8; p += THREADS) {
+        const int r = p / (D / 8), c = p % (D / 8) * 8;
+        const bool inside = c0 + r < stop;
+        const long long from = (long long)(inside ? c0 + r : 0) * D + c;  // read only inside
+        __pipeline_memcpy_async(tile_k + r * D + c, k_head + from, 16, inside ? 0 : 16);
+        __pipeline_memcpy_async(tile_v + r * D + c, v_head + from, 16, inside ? 0 : 16);
     }
 }
 
@@ -72,9 +97,31 @@ __device__ __forceinline__ void flash_decode_split(const __nv_bfloat16 *__restri
 
     const int start = blockIdx.x * keys_per_split;
     const int stop = min(start + keys_per_split, s);
+#if STAGED
+    extern __shared__ __align__(16) __nv_bfloat16 kv_steps[];  // [2 stages][k, v][STEP][D]
+    const __nv_bfloat16 *k_head = k_rows - col, *v_head = v_rows - col;
+    issue_step<D, STEP>(kv_steps, kv_steps + STEP * D, k_head, v_head, start, stop);
+    __pipeline_commit();
+#endif
     for (int c0 = start; c0 < stop; c0 += STEP) {  // block-uniform: the shuffles need the warp
         float kf[UNROLL][8], vf[UNROLL][8];
         bool valid[UNROLL];
+#if STAGED
+        const int cur = (c0 - start) / STEP % 2;
+        __nv_bfloat16 *next = kv_steps + (1 - cur) * 2 * STEP * D;
+        if (c0 + STEP < stop)
+            issue_step<D, STEP>(next, next + STEP * D, k_head, v_head, c0 + STEP, stop);
+        __pipeline_commit();       // (empty on the last step: the count below stays right)
+        __pipeline_wait_prior(1);  // this step's pieces have landed (this thread's copies)...
+        __syncthreads();           // ... every thread's
+        const __nv_bfloat16 *step_k = kv_steps + cur * 2 * STEP * D + col;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {  // zeros past stop: the copies filled them
+            valid[u] = c0 + u * SLOTS + slot < stop;
+            load8(step_k + (u * SLOTS + slot) * D, kf[u]);
+            load8(step_k + STEP * D + (u * SLOTS + slot) * D, vf[u]);
+        }
+#else
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
             const int c = c0 + u * SLOTS + slot;  // the warp's keys: consecutive rows
@@ -87,6 +134,7 @@ __device__ __forceinline__ void flash_decode_split(const __nv_bfloat16 *__restri
                 for (int e = 0; e < 8; ++e) kf[u][e] = vf[u][e] = 0.0f;
             }
         }
+#endif
 #pragma unroll
         for (int g = 0; g < G; ++g) {
             float x[UNROLL];
@@ -122,6 +170,9 @@ __device__ __forceinline__ void flash_decode_split(const __nv_bfloat16 *__restri
                 m[g] = m_new;
             }
         }
+#if STAGED
+        __syncthreads();  // this stage is read before the step after next overwrites it
+#endif
     }
 
     // The warp's lane groups merged by shuffles (offsets LANES .. 16), each rescaled to the

@@ -25,22 +25,28 @@ UNROLL = 2  # keys per lane group per step: flash_decode.cu's UNROLL
 PROGRAMS_PER_SM = 8  # split-pass blocks per SM, over the whole batch
 MAX_SPLITS = 32  # splits per KV head at most
 SPLIT_ALIGN = 64  # keys per split: a multiple of this
+# STAGED: each step's K and V pieces copied into shared memory by cp.async one step ahead
+# (flash_decode.cu's issue_step), a whole step in flight per block without the registers that
+# loading it ahead into registers took (that ran 58-71% of the roof). Not yet measured on a GPU.
+STAGED = False
 TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
-        "MAX_SPLITS": (32, 64, 128)}
+        "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True)}
 _modules: dict = {}
 
 
-def _kernels(warps: int, unroll: int):
-    """({(d, group): split kernel}, combine kernel) of flash_decode.cu, built for `warps` and
-    `unroll`."""
-    if (warps, unroll) not in _modules:  # templates: each kernel is extern "C" itself
+def _kernels(warps: int, unroll: int, staged: bool):
+    """({(d, group): split kernel}, combine kernel) of flash_decode.cu, built for `warps`,
+    `unroll` and `staged`."""
+    key = (warps, unroll, staged)
+    if key not in _modules:  # templates: each kernel is extern "C" itself
         module = SourceModule(SOURCE, no_extern_c=True,
-                              options=[f"-DWARPS={warps}", f"-DUNROLL={unroll}"])
-        _modules[(warps, unroll)] = (
+                              options=[f"-DWARPS={warps}", f"-DUNROLL={unroll}",
+                                       f"-DSTAGED={int(staged)}"])
+        _modules[key] = (
             {(d, g): module.get_function(f"flash_decode_kernel_d{d}_g{g}")
              for d in (64, 128) for g in (1, 2, 4, 8)},
             module.get_function("flash_decode_combine_kernel"))
-    return _modules[(warps, unroll)]
+    return _modules[key]
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -57,7 +63,8 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
-    split_kernels, combine = _kernels(WARPS, UNROLL)
+    split_kernels, combine = _kernels(WARPS, UNROLL, STAGED)
+    step = 32 * WARPS // (d // 8) * UNROLL  # keys per step of a block: flash_decode.cu's STEP
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
     splits = min(_cdiv(PROGRAMS_PER_SM * sms, b * hkv), _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
     keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
@@ -69,7 +76,8 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(part_o.data_ptr()), np.uintp(part_m.data_ptr()), np.uintp(part_l.data_ptr()),
         np.int32(s), np.int32(keys_per_split), np.float32(1.4426950408889634 / math.sqrt(d)),
-        block=(32 * WARPS, 1, 1), grid=(splits, hkv, b))
+        block=(32 * WARPS, 1, 1), grid=(splits, hkv, b),
+        shared=2 * 2 * step * d * 2 if STAGED else 0)  # STAGED: two steps of K and V
     combine(np.uintp(part_o.data_ptr()), np.uintp(part_m.data_ptr()),
             np.uintp(part_l.data_ptr()), np.uintp(o.data_ptr()), np.int32(splits),
             block=(d, 1, 1), grid=(b * hq, 1, 1))
