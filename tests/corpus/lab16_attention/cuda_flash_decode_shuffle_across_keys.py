@@ -8,7 +8,7 @@
 
 # %% edit flash_decode_cu
 # <<<
-#             for (int off = LANES / 2; off > 0; off /= 2)  // below LANES: inside the group
+#                 for (int off = LANES / 2; off > 0; off /= 2)  // below LANES: inside the group
 # ===
-#             for (int off = 16; off > 0; off /= 2)  // across the whole warp
+#                 for (int off = 16; off > 0; off /= 2)  // across the whole warp
 # >>>
