@@ -285,6 +285,22 @@ def test_templates_namespaces_and_linkage(backend):
         mod.get_function("no_such_kernel")
 
 
+def test_functions_compiles_once_at_the_first_get_and_finds_each_name_once(backend, monkeypatch):
+    """`functions(source)`, the references' kernel getter: nothing compiled until a kernel is
+    asked for (the device may not be fixed at import), then one module for every name, and
+    the same function object each time; a name the source lacks raises as get_function does."""
+    built = []
+    real = gc.SourceModule
+    monkeypatch.setattr(gc, "SourceModule", lambda *a, **k: built.append(1) or real(*a, **k))
+    source = (KERNELS / "templates.cu").read_text()
+    get = gc.functions(source, no_extern_c=True)
+    assert built == []
+    assert get("cube_all") is get("cube_all") and get("add_index") is not None
+    assert built == [1]
+    with pytest.raises(KernelNotFound):
+        get("no_such_kernel")
+
+
 MIXED = r"""
 extern __shared__ float reversed_buf[];  // at namespace scope, as older code writes it
 __constant__ float coeff[2] = {2.0f, 3.0f};

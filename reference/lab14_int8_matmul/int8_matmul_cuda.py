@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.backends.cuda import SourceModule
+from grader.backends.cuda import functions
 
 HERE = Path(__file__).resolve().parent
 # The shared body's text, then this lab's: one source, so that a compile cache keyed by the text
@@ -35,21 +35,11 @@ TUNE = {"TILE": ("128x256_2x4", "128x128_2x2"), "BK": (64, 128), "STAGES": (3, 4
         "GROUP_M": (8, 16)}
 # Rows not 16-byte aligned: int8_matmul_kernel_unaligned, byte-wise copies (any shape).
 UNALIGNED = ("64x64_2x2", 64, 2)  # its tile, BK and STAGES in int8_matmul.cu
-_module = None
-_kernels: dict = {}
+_kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 
 
 def _cdiv(x: int, y: int) -> int:
     return -(-x // y)
-
-
-def _kernel(name: str):
-    global _module
-    if _module is None:  # templates: each kernel is extern "C" itself
-        _module = SourceModule(SOURCE, no_extern_c=True)
-    if name not in _kernels:
-        _kernels[name] = _module.get_function(name)
-    return _kernels[name]
 
 
 def int8_matmul_cuda(a: torch.Tensor, b: torch.Tensor, s_row: torch.Tensor,

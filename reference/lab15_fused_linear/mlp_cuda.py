@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.backends.cuda import SourceModule
+from grader.backends.cuda import functions
 
 HERE = Path(__file__).resolve().parent
 # The shared body's text, then this lab's: one source, so that a compile cache keyed by the text
@@ -61,21 +61,11 @@ TUNE = {"GATE_UP_TILE": ("128x256_2x4", "128x128_2x2"), "GATE_UP_BK": (32, 64),
 # element-wise copies (any shape), each kernel by its own operands.
 UNALIGNED = ("64x64_2x2", 32, 2)  # their tile, BK and STAGES in mlp.cu
 PAD = 8  # elements of padding per shared row (KTile<__nv_bfloat16> in linear_wmma.cuh)
-_module = None
-_kernels: dict = {}
+_kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 
 
 def _cdiv(x: int, y: int) -> int:
     return -(-x // y)
-
-
-def _kernel(name: str):
-    global _module
-    if _module is None:  # templates: each kernel is extern "C" itself
-        _module = SourceModule(SOURCE, no_extern_c=True)
-    if name not in _kernels:
-        _kernels[name] = _module.get_function(name)
-    return _kernels[name]
 
 
 def _aligned(k: int, *tensors: torch.Tensor) -> bool:

@@ -34,8 +34,8 @@ _gemm = shared(__file__, "linear_gelu_triton")
 # PROGRAMS_PER_SM; gate/up 128 x 128 tiles of h (two float32 accumulators), down 128 x 256
 # tiles of y, K blocks of 64, 8 warps, 3 stages: 665-673 TFLOP/s on an H100 (2026-12-06), 0.94x
 # eager torch (lab.toml asks 1.0x); 64-column gate/up tiles 610, 128-column down tiles 587, K
-# blocks of 128 out of shared memory, 2 programs per SM, GROUP_SIZE_M 16, warp specialization
-# or an unflattened loop within 1%. The pointer kernels
+# blocks of 128 out of shared memory, 2 programs per SM, GROUP_SIZE_M 16 or tl.range's warp
+# specialization within 1%. The pointer kernels
 # below (any stride) take the same tiles; their own best on an H100 (256 x 64 gate/up,
 # 256 x 128 down, 4 stages) was 629-639 TFLOP/s, 0.88x eager torch (lab.toml asks 1.0x).
 BLOCK_SIZE_M = 128
@@ -45,9 +45,7 @@ BLOCK_SIZE_K = 64
 GROUP_SIZE_M = 8
 NUM_WARPS = 8
 NUM_STAGES = 3
-PROGRAMS_PER_SM = 1  # gemm_tma_kernel's programs per SM, and its loop (linear_gelu_triton.py)
-FLATTEN = True
-WARP_SPECIALIZE = False
+PROGRAMS_PER_SM = 1  # gemm_tma_kernel's programs per SM (linear_gelu_triton.py)
 # Decode (m <= DECODE_ROWS): the read of the weights dominates (271 MB at d = 4096,
 # f = 11008), and a 128-row tile would leave most of the GPU idle: one 64-row tile, 32 columns
 # a program (344 programs for gate/up at f = 11008, 128 for down at d = 4096), 4 warps, 4
@@ -67,7 +65,7 @@ DECODE_NUM_STAGES = 4
 TUNE = {"BLOCK_SIZE_M": (64, 128, 256), "BLOCK_SIZE_N": (32, 64, 128, 256),
         "DOWN_BLOCK_SIZE_N": (32, 64, 128, 256), "BLOCK_SIZE_K": (32, 64, 128),
         "GROUP_SIZE_M": (1, 8, 16), "NUM_WARPS": (4, 8), "NUM_STAGES": (2, 3, 4, 5),
-        "PROGRAMS_PER_SM": (1, 2), "FLATTEN": (True, False), "WARP_SPECIALIZE": (False, True),
+        "PROGRAMS_PER_SM": (1, 2),
         "DECODE_BLOCK_SIZE_M": (16, 32, 64, 128), "DECODE_BLOCK_SIZE_N": (16, 32, 64, 128),
         "DECODE_DOWN_BLOCK_SIZE_N": (16, 32, 64, 128), "DECODE_BLOCK_SIZE_K": (64, 128, 256),
         "DECODE_DOWN_BLOCK_SIZE_K": (64, 128, 256),
@@ -166,8 +164,7 @@ def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down
                 a, b, b2, b, c, m, n, k, a.stride(0), b.stride(0), b2.stride(0),
                 EPILOGUE=epilogue.value, BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=bn,
                 BLOCK_SIZE_K=BLOCK_SIZE_K, GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
-                FLATTEN=FLATTEN, WARP_SPECIALIZE=WARP_SPECIALIZE, num_warps=NUM_WARPS,
-                num_stages=NUM_STAGES)
+                num_warps=NUM_WARPS, num_stages=NUM_STAGES)
         return
     if m <= DECODE_ROWS:
         bm, bn, bn_down, bk, bk_down, group = (

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.backends.cuda import SourceModule
+from grader.backends.cuda import functions
 
 HERE = Path(__file__).resolve().parent
 # The fragment loads (load_fragment: bfloat16 ones with the shared state space on the GPU), then
@@ -48,17 +48,7 @@ TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs",
 BN = 64  # keys per K/V tile, as attention.cu's
 PAD_T, PAD_F = 8, 4  # as attention.cu's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
-_module = None
-_kernels: dict = {}
-
-
-def _kernel(name: str):
-    global _module
-    if _module is None:  # templates: each kernel is extern "C" itself
-        _module = SourceModule(SOURCE, no_extern_c=True)
-    if name not in _kernels:
-        _kernels[name] = _module.get_function(name)
-    return _kernels[name]
+_kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 
 
 def smem_bytes(d: int, warps: int, acc: str) -> int:

@@ -23,7 +23,7 @@ from grader.backends.cuda.race import ScheduleComparison, run_twice_and_compare
 
 __all__ = [
     "CompileError", "CudaError", "In", "InOut", "KernelNotFound", "LaunchError", "Out",
-    "ScheduleComparison", "SourceModule", "device", "run_twice_and_compare", "track",
+    "ScheduleComparison", "SourceModule", "device", "functions", "run_twice_and_compare", "track",
 ]
 
 CHOICES = ("auto", "cpu", "gpu")
@@ -56,3 +56,22 @@ def SourceModule(source: str, *, no_extern_c: bool = False, options=None, includ
 
     return CpuModule(source, no_extern_c, options, include_dirs, checked=checked,
                      schedule=schedule)
+
+
+def functions(source: str, **module_kwargs):
+    """`get(name)`: function `name` of SourceModule(source, **module_kwargs), the module built at
+    the first get (on the backend of that moment, not at import) and each function looked up
+    once: for a launcher that picks among many kernels of one source, as the references'
+    templates do."""
+    module: list = []
+    found: dict = {}
+
+    def get(name: str):
+        if not module:
+            module.append(SourceModule(source, **module_kwargs))
+        if name not in found:
+            found[name] = module[0].get_function(name)
+        return found[name]
+
+    return get
+
