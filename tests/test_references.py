@@ -114,12 +114,54 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("overrides", [("D64_ACC='shared'", "D128_ACC='shared'"),
                                        ("D64_ACC='regs2'", "D128_ACC='regs2'"),
-                                       ("STAGED=True",)],
-                         ids=["attention-shared", "attention-regs2", "flash_decode-staged"])
+                                       ("STAGED=True",), ("COMBINE='last'",)],
+                         ids=["attention-shared", "attention-regs2", "flash_decode-staged",
+                              "flash_decode-last-combines"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
-    """lab16's CUDA references have designs their sweep chooses among (attention's D64_ACC and
-    D128_ACC, flash_decode's STAGED); the checked-in ones run in the test above, the others
+    """lab16's references have designs their sweep chooses among (CUDA attention's D64_ACC and
+    D128_ACC, CUDA flash_decode's STAGED, Triton flash_decode's COMBINE); the checked-in ones run in the test above, the others
     here on every public and hidden shape (the q-scaled ones move the max between K/V tiles,
     which only a right rescale of each row survives), so that a sweep never picks a wrong
     kernel for being fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
+
+
+MLP_PAIRED = r"""
+import torch
+from grader.backends import interpreter
+interpreter.ensure("cpu")
+from grader.lab import manifest, reference
+ex = next(e for e in manifest.get("lab15_fused_linear").exercises if e.name == "mlp")
+mlp = reference.load(ex, "triton")
+paired = mlp.__globals__["paired"]
+torch.manual_seed(0)
+m, d, f = 136, 64, 40  # more than DECODE_ROWS rows: the TMA path
+x = torch.randn(m, d).bfloat16()
+both = (torch.randn(2, f, d) / 8).bfloat16()
+w_down = (torch.randn(d, f) / 8).bfloat16()
+for name, w_gate, w_up, kind in (("gate below up", both[0], both[1], (f * d, False)),
+                                 ("up below gate", both[1], both[0], (f * d, True)),
+                                 ("one tensor for both", both[0], both[0], None)):
+    got = paired(w_gate, w_up)
+    assert (got and got[1:]) == kind, (name, got and got[1:])
+    y = torch.empty(m, d).bfloat16()
+    mlp(x, w_gate, w_up, w_down, y)
+    h = torch.nn.functional.silu(x.float() @ w_gate.float().T) * (x.float() @ w_up.float().T)
+    err = (y.float() - h.bfloat16().float() @ w_down.float().T).abs().max().item()
+    assert err < 0.03, (name, err)
+wide = torch.zeros(f, 2 * d).bfloat16()[:, :d]
+assert paired(both[0], wide) is None  # rows 2 d apart in one, d in the other
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_mlp_reference_reads_gate_and_up_as_one_tensor_whichever_lies_lower():
+    """lab15's Triton mlp reference reads w_gate and w_up as one [f, 2, d] tensor from the lower
+    of the two (their distance as a stride): gate below up, up below gate (the sums swapped
+    back) and one tensor passed as both (no distance: the pointer kernels) each match torch on
+    the CPU."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", MLP_PAIRED], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]

@@ -100,21 +100,26 @@ PLAIN, BIAS_GELU, SILU_MUL = tl.constexpr(0), tl.constexpr(1), tl.constexpr(2)
 
 
 @triton.jit
-def gemm_tma_kernel(a_ptr, b_ptr, b2_ptr, bias_ptr, c_ptr, m, n, k, stride_a, stride_b,
-                    stride_b2, EPILOGUE: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
+def gemm_tma_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, m, n, k, stride_a, stride_b, pair,
+                    EPILOGUE: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
                     BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                    GROUP_SIZE_M: tl.constexpr, PROGRAMS: tl.constexpr):
+                    GROUP_SIZE_M: tl.constexpr, PROGRAMS: tl.constexpr, SWAP: tl.constexpr):
     """c = epilogue(a @ b.T) for a [m, k], b [n, k] (rows stride_a, stride_b apart) and c
     [m, n] contiguous, bfloat16, float32 sums: PLAIN; BIAS_GELU, gelu_tanh(. + bias);
-    SILU_MUL, silu(a @ b.T) * (a @ b2.T), one block of a for both. Through tensor descriptors:
-    the launcher checks TMA's rules (16-byte aligned bases, strides multiples of 16 bytes)."""
+    SILU_MUL, silu(a @ g.T) * (a @ u.T) for two weights g and u [n, k] `pair` elements apart
+    (b the lower of the two; SWAP: u is): read as one [n, 2, k] tensor, so that a K step
+    loads row j of both into rows 2j and 2j + 1 of one 2 BLOCK_SIZE_N-row tile and one
+    tl.dot makes the gate's and the up's sums side by side (columns 2j and 2j + 1, which a
+    thread holds together: split in registers). Through tensor descriptors: the launcher
+    checks TMA's rules (16-byte aligned bases, strides multiples of 16 bytes)."""
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[m, k], strides=[stride_a, 1],
                                        block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
-    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[n, k], strides=[stride_b, 1],
-                                       block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
     if EPILOGUE == SILU_MUL:
-        b2_desc = tl.make_tensor_descriptor(b2_ptr, shape=[n, k], strides=[stride_b2, 1],
-                                            block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[n, 2, k], strides=[stride_b, pair, 1],
+                                           block_shape=[BLOCK_SIZE_N, 2, BLOCK_SIZE_K])
+    else:
+        b_desc = tl.make_tensor_descriptor(b_ptr, shape=[n, k], strides=[stride_b, 1],
+                                           block_shape=[BLOCK_SIZE_N, BLOCK_SIZE_K])
     c_desc = tl.make_tensor_descriptor(c_ptr, shape=[m, n], strides=[n, 1],
                                        block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N])
     tiles_m = tl.cdiv(m, BLOCK_SIZE_M)
@@ -129,21 +134,25 @@ def gemm_tma_kernel(a_ptr, b_ptr, b2_ptr, bias_ptr, c_ptr, m, n, k, stride_a, st
         group_rows = tl.minimum(tiles_m - first_m, GROUP_SIZE_M)
         off_m = (first_m + (tile % per_group) % group_rows) * BLOCK_SIZE_M
         off_n = ((tile % per_group) // group_rows) * BLOCK_SIZE_N
-        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         if EPILOGUE == SILU_MUL:
-            acc2 = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-        for k0 in range(0, k, BLOCK_SIZE_K):  # past k, m or n the descriptors read zeros
-            a_blk = a_desc.load([off_m, k0])
-            acc = tl.dot(a_blk, b_desc.load([off_n, k0]).T, acc)
-            if EPILOGUE == SILU_MUL:
-                acc2 = tl.dot(a_blk, b2_desc.load([off_n, k0]).T, acc2)
-        if EPILOGUE == BIAS_GELU:
-            offs_n = off_n + tl.arange(0, BLOCK_SIZE_N)
-            v = acc + tl.load(bias_ptr + offs_n, mask=offs_n < n, other=0.0).to(tl.float32)[None, :]
-            u = 0.7978845608028654 * (v + 0.044715 * v * v * v)
-            acc = v / (1.0 + tl.exp(-2.0 * u))
-        elif EPILOGUE == SILU_MUL:
-            acc = acc / (1.0 + tl.exp(-acc)) * acc2
+            acc2 = tl.zeros((BLOCK_SIZE_M, 2 * BLOCK_SIZE_N), dtype=tl.float32)
+            for k0 in range(0, k, BLOCK_SIZE_K):  # past k, m or n the descriptors read zeros
+                b_blk = b_desc.load([off_n, 0, k0]).reshape(2 * BLOCK_SIZE_N, BLOCK_SIZE_K)
+                acc2 = tl.dot(a_desc.load([off_m, k0]), b_blk.T, acc2)
+            g, u = acc2.reshape(BLOCK_SIZE_M, BLOCK_SIZE_N, 2).split()
+            if SWAP:
+                g, u = u, g
+            acc = g / (1.0 + tl.exp(-g)) * u
+        else:
+            acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+            for k0 in range(0, k, BLOCK_SIZE_K):
+                acc = tl.dot(a_desc.load([off_m, k0]), b_desc.load([off_n, k0]).T, acc)
+            if EPILOGUE == BIAS_GELU:
+                offs_n = off_n + tl.arange(0, BLOCK_SIZE_N)
+                v = acc + tl.load(bias_ptr + offs_n, mask=offs_n < n,
+                                  other=0.0).to(tl.float32)[None, :]
+                u = 0.7978845608028654 * (v + 0.044715 * v * v * v)
+                acc = v / (1.0 + tl.exp(-2.0 * u))
         c_desc.store([off_m, off_n], acc.to(tl.bfloat16))  # clipped at m and n
 
 
@@ -173,10 +182,10 @@ def linear_gelu_triton(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor,
     if m > DECODE_ROWS and tma_ready(x, w, y):
         tiles = triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, BLOCK_SIZE_N)
         grid = programs(x, tiles, PROGRAMS_PER_SM)
-        gemm_tma_kernel[(grid,)](x, w, w, b, y, m, n, k, x.stride(0), w.stride(0), w.stride(0),
+        gemm_tma_kernel[(grid,)](x, w, b, y, m, n, k, x.stride(0), w.stride(0), 0,
                                  EPILOGUE=BIAS_GELU.value, BLOCK_SIZE_M=BLOCK_SIZE_M,
                                  BLOCK_SIZE_N=BLOCK_SIZE_N, BLOCK_SIZE_K=BLOCK_SIZE_K,
-                                 GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
+                                 GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid, SWAP=False,
                                  num_warps=NUM_WARPS, num_stages=NUM_STAGES)
         return
     if m <= DECODE_ROWS:

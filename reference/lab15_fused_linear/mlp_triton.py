@@ -143,6 +143,20 @@ def mlp_down_kernel(h_ptr, w_down_ptr, y_ptr, m, d, f, stride_down,
              mask=in_m & in_n)
 
 
+def paired(w_gate: torch.Tensor, w_up: torch.Tensor):
+    """(the lower of the two weights, the other's distance from it in elements, whether the
+    lower is w_up) where gemm_tma_kernel can read them as one [f, 2, d] tensor: rows the same
+    stride apart, distinct, and a distance TMA takes (a multiple of 16 bytes, under 2^40
+    bytes); None otherwise."""
+    distance = w_up.data_ptr() - w_gate.data_ptr()  # bytes
+    if w_gate.stride(0) != w_up.stride(0) or distance == 0 or distance % 16 or \
+            abs(distance) >= 1 << 40:
+        return None
+    if distance > 0:
+        return w_gate, distance // w_gate.element_size(), False
+    return w_up, -distance // w_up.element_size(), True
+
+
 def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down: torch.Tensor,
                y: torch.Tensor) -> None:
     m, d = x.shape
@@ -153,17 +167,20 @@ def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down
     assert all(t.stride(1) == 1 for t in (x, w_gate, w_up, w_down)) and y.is_contiguous(), \
         "rows must be contiguous"
     # Read per call: benchmarks/tune_references.py sets them.
-    if m > DECODE_ROWS and f % 8 == 0 and _gemm.tma_ready(x, w_gate, w_up, w_down, y):  # and h
-        h = torch.empty((m, f), dtype=torch.bfloat16, device=x.device)
-        for a, b, b2, c, n, k, bn, epilogue in (
-                (x, w_gate, w_up, h, f, d, BLOCK_SIZE_N, _gemm.SILU_MUL),
-                (h, w_down, w_down, y, d, f, DOWN_BLOCK_SIZE_N, _gemm.PLAIN)):
+    pair = paired(w_gate, w_up)
+    if m > DECODE_ROWS and f % 8 == 0 and pair and _gemm.tma_ready(x, w_gate, w_up, w_down, y):
+        h = torch.empty((m, f), dtype=torch.bfloat16, device=x.device)  # (and h's rows)
+        base, distance, swap = pair
+        for a, b, c, n, k, bn, epilogue, apart in (
+                (x, base, h, f, d, BLOCK_SIZE_N, _gemm.SILU_MUL, distance),
+                (h, w_down, y, d, f, DOWN_BLOCK_SIZE_N, _gemm.PLAIN, 0)):
             grid = _gemm.programs(x, triton.cdiv(m, BLOCK_SIZE_M) * triton.cdiv(n, bn),
                                   PROGRAMS_PER_SM)
             _gemm.gemm_tma_kernel[(grid,)](
-                a, b, b2, b, c, m, n, k, a.stride(0), b.stride(0), b2.stride(0),
+                a, b, b, c, m, n, k, a.stride(0), b.stride(0), apart,
                 EPILOGUE=epilogue.value, BLOCK_SIZE_M=BLOCK_SIZE_M, BLOCK_SIZE_N=bn,
                 BLOCK_SIZE_K=BLOCK_SIZE_K, GROUP_SIZE_M=GROUP_SIZE_M, PROGRAMS=grid,
+                SWAP=swap and apart > 0,
                 num_warps=NUM_WARPS, num_stages=NUM_STAGES)
         return
     if m <= DECODE_ROWS:
