@@ -114,8 +114,11 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 @pytest.mark.slow
 @pytest.mark.parametrize("overrides", [("D64_ACC='shared'", "D128_ACC='shared'"),
                                        ("D64_ACC='regs2'", "D128_ACC='regs2'"),
+                                       ("D64_ACC='rs'", "D128_ACC='rs'"),
+                                       ("D64_ACC='rs2'", "D128_ACC='rs2'"),
                                        ("STAGED=True",), ("COMBINE='last'",)],
-                         ids=["attention-shared", "attention-regs2", "flash_decode-staged",
+                         ids=["attention-shared", "attention-regs2", "attention-rs",
+                              "attention-rs2", "flash_decode-staged",
                               "flash_decode-last-combines"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's D64_ACC and

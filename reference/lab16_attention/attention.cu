@@ -335,6 +335,260 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     }
 }
 
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x) { return __float2bfloat16(x); }
+template <> __device__ __forceinline__ __half from_float(float x) { return __float2half(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+
+// Design "rs" (D64_ACC / D128_ACC "rs", "rs2"): the scores, the softmax and the probabilities
+// stay in registers, as accumulator fragments; only each row's statistics pass through shared
+// memory. The element -> (row, column) map of an accumulator fragment is learnt once, as "regs"
+// learns rows (at[e] = 16 row + column). Per K/V tile and 16-query tile:
+// - each lane folds its BN / 16 score fragments into one partial max per element, writes those
+//   to a 16 x 16 exchange tile (each position held by one lane), and lanes 2r, 2r + 1 reduce
+//   row r: the new max and alpha go to shared memory, 2 x 16 floats, read back per element;
+// - p = exp2(x - max) in place; the row sums l stay per element (rescaled by alpha like the
+//   accumulator) and are reduced once, after the loop, through the exchange tile;
+// - p becomes the matrix_a fragments of p . v without shared memory where a matrix_a fragment
+//   of T holds, lane by lane, the same elements as an accumulator fragment (checked at run time
+//   by loading a tile of known values into both: true for bfloat16 on the CPU backend; the
+//   GPU's map decides there), else through the score and probability tiles ("regs"' path).
+// MT query tiles a warp as "regs2" (MT = 2: each K and V fragment feeds two products).
+template <typename T, int D, int WARPS, int MT>
+__device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const T *__restrict__ k,
+                                                  const T *__restrict__ v, T *__restrict__ o,
+                                                  int s, float scale_log2, int causal)
+{
+    constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;
+    constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T;
+    static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
+    static_assert(D % BN == 0, "o leaves through the score tile, BN columns a pass");
+    extern __shared__ __align__(128) unsigned char smem[];
+    T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
+    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);  // scores; exchange
+    T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
+    float(*st)[2][WM] = reinterpret_cast<float(*)[2][WM]>(ps + WARPS);  // [warp][alpha, max][row]
+    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major>;
+    constexpr int E = Acc::num_elements;
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int row0 = blockIdx.x * BM;
+    const long long head = (long long)blockIdx.y * s * D;
+    q += head;
+    k += head;
+    v += head;
+    o += head;
+    const int end = causal ? min(s, row0 + BM) : s;
+    const int tiles = (end + BN - 1) / BN;
+
+    issue_rows<T, D, BN, THREADS, true>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS, true>(kv[0][1], v, 0, s);
+    __pipeline_commit();
+    issue_rows<T, D, BM, THREADS, true>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    __pipeline_commit();
+    // The maps: a 16 x 16 tile of element numbers (exact in float and in T up to 255) loaded
+    // as an accumulator and as a matrix_a fragment.
+    for (int i = lane; i < 16 * 16; i += 32) {
+        ss[warp][i / 16][i % 16] = (float)i;
+        ps[warp][i / 16][i % 16] = from_float<T>((float)i);
+    }
+    __syncwarp();
+    int at[E];
+    {
+        Acc map;
+        wmma::load_matrix_sync(map, &ss[warp][0][0], LDS, wmma::mem_row_major);
+#pragma unroll
+        for (int e = 0; e < E; ++e) at[e] = (int)map.x[e];
+    }
+    bool same = false;
+    if constexpr (FragA::num_elements == E) {
+        FragA a;
+        load_fragment(a, &ps[warp][0][0], LDP);
+        same = true;
+#pragma unroll
+        for (int e = 0; e < E; ++e) same = same && (int)to_float(a.x[e]) == at[e];
+    }
+    const bool direct = __all_sync(0xffffffffu, same);
+    __syncwarp();
+
+    Acc acc[MT][D / 16];
+    float l[MT][E];  // per element: row at[e] / 16's sum of p over this lane's columns
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[mt][j], 0.0f);
+#pragma unroll
+        for (int e = 0; e < E; ++e) l[mt][e] = 0.0f;
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];
+    const T(*qs)[LDT] = kv[1][0];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < D / 16; ++i)
+            load_fragment(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+
+    const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 own row r's max
+    float m[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
+    for (int t = 0; t < tiles; ++t) {
+        const int n0 = t * BN, cur = t % 2;
+        __syncthreads();
+        if (t + 1 < tiles) {
+            issue_rows<T, D, BN, THREADS, true>(kv[1 - cur][0], k, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS, true>(kv[1 - cur][1], v, n0 + BN, s);
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(1);
+        __syncthreads();
+        const T(*ks)[LDT] = kv[cur][0];
+        const T(*vs)[LDT] = kv[cur][1];
+
+        Acc c[MT][BN / 16];
+#pragma unroll
+        for (int j = 0; j < BN / 16; ++j) {
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
+                load_fragment(kf, &ks[16 * j][16 * i], LDT);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
+            }
+        }
+        const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {  // scaled, masked scores; each element's partial max
+            const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first row
+            float pmax[E];
+#pragma unroll
+            for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float x = c[mt][j].x[e] * scale_log2;
+                    const int key = n0 + 16 * j + at[e] % 16;
+                    if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                        x = -INFINITY;
+                    c[mt][j].x[e] = x;
+                    pmax[e] = fmaxf(pmax[e], x);
+                }
+#pragma unroll
+            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
+        }
+        __syncwarp();
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {  // row r: its 16 partial maxima, 8 a lane
+            const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+            const float m_new = fmaxf(m[mt], tile_max);
+            if (half == 0) {
+                st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);
+                st[warp][1][16 * mt + r] = m_new;
+            }
+            m[mt] = m_new;
+        }
+        __syncwarp();
+        FragA pf[MT][BN / 16];
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            float alpha[E], m_e[E];
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                alpha[e] = st[warp][0][16 * mt + at[e] / 16];
+                m_e[e] = st[warp][1][16 * mt + at[e] / 16];
+                l[mt][e] *= alpha[e];
+            }
+#pragma unroll
+            for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    const float p = exp2f(c[mt][j].x[e] - m_e[e]);
+                    l[mt][e] += p;
+                    c[mt][j].x[e] = p;
+                }
+            if (direct) {
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) pf[mt][j].x[e] = from_float<T>(c[mt][j].x[e]);
+            } else {  // through the score tile (float) and the probability tile (T)
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+                    wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], c[mt][j], LDS,
+                                            wmma::mem_row_major);
+                __syncwarp();
+                for (int i = lane; i < 16 * BN; i += 32)
+                    ps[warp][16 * mt + i / BN][i % BN] =
+                        from_float<T>(ss[warp][16 * mt + i / BN][i % BN]);
+                __syncwarp();
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+                    load_fragment(pf[mt][j], &ps[warp][16 * mt][16 * j], LDP);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+            for (int i = 0; i < BN / 16; ++i) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
+                load_fragment(vf, &vs[16 * i][16 * j], LDT);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
+            }
+        __syncwarp();
+    }
+
+    // Each row's l: the per-element sums through the exchange tile, lanes 2r, 2r + 1 a row.
+    float l_row[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
+    __syncwarp();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+        const float4 a = x4[0], b = x4[1];
+        const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
+        l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+    }
+    __syncwarp();
+    const int row_w = row0 + WM * warp + r;
+#pragma unroll
+    for (int c0 = 0; c0 < D; c0 += BN) {  // o = acc / l, BN columns a pass through the score tile
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+                wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], acc[mt][c0 / 16 + j], LDS,
+                                        wmma::mem_row_major);
+        __syncwarp();
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const int row = row_w + 16 * mt;
+            if (row < s)
+                store_row<T, BN / 2>(o + (long long)row * D + c0 + half * (BN / 2),
+                                     &ss[warp][16 * mt + r][half * (BN / 2)], 1.0f / l_row[mt]);
+        }
+        __syncwarp();
+    }
+}
+
 // attention_kernel_<dtype>_d<D>_w<WARPS>[_regs|_regs2]: every combination the launcher may pick
 // (_regs: the accumulator in registers; _regs2: and two query tiles a warp, 4 warps only: q
 // passes through one stage of K and V, 2 BN rows).
@@ -364,3 +618,22 @@ ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs2, __nv_bfloat16, 64, 4, true,
 ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs2, __nv_bfloat16, 128, 4, true, 2)
 ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs2, __half, 64, 4, true, 2)
 ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs2, __half, 128, 4, true, 2)
+// _rs, _rs2: attention_tile_rs with one or two query tiles a warp.
+#define ATTENTION_KERNEL_RS(NAME, T, D, WARPS, MT)                                             \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
+        NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
+    {                                                                                         \
+        attention_tile_rs<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                \
+    }
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w4_rs, __nv_bfloat16, 64, 4, 1)
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w8_rs, __nv_bfloat16, 64, 8, 1)
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w4_rs, __nv_bfloat16, 128, 4, 1)
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w8_rs, __nv_bfloat16, 128, 8, 1)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w4_rs, __half, 64, 4, 1)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w8_rs, __half, 64, 8, 1)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w4_rs, __half, 128, 4, 1)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w8_rs, __half, 128, 8, 1)
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w4_rs2, __nv_bfloat16, 64, 4, 2)
+ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w4_rs2, __nv_bfloat16, 128, 4, 2)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w4_rs2, __half, 64, 4, 2)
+ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w4_rs2, __half, 128, 4, 2)

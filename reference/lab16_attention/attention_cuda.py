@@ -43,8 +43,8 @@ D128_WARPS = 8
 # 16 accumulator fragments stay in registers). Not yet measured on a GPU.
 D64_ACC = "regs"  # 147 TFLOP/s, "shared" 107 (d 64, full, bfloat16; the sweep)
 D128_ACC = "regs"  # 165, "shared" 126 (d 128)
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": ("shared", "regs", "regs2"),
-        "D128_ACC": ("shared", "regs", "regs2")}
+DESIGNS = ("shared", "regs", "regs2", "rs", "rs2")
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_ACC": DESIGNS, "D128_ACC": DESIGNS}
 BN = 64  # keys per K/V tile, as attention.cu's
 PAD_T, PAD_F = 8, 4  # as attention.cu's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
@@ -55,8 +55,8 @@ def smem_bytes(d: int, warps: int, acc: str) -> int:
     """attention.cu's shared memory: two stages of K and V tiles, then per warp the score and
     probability tiles of its 16 or 32 rows ("regs2") and the accumulator tile ("shared") or its
     rows' rescale factors ("regs", "regs2")."""
-    per_row = (d + PAD_F) * 4 if acc == "shared" else 4
-    rows = 32 if acc == "regs2" else 16
+    per_row = (d + PAD_F) * 4 if acc == "shared" else 8 if acc.startswith("rs") else 4
+    rows = 32 if acc.endswith("2") else 16
     return 2 * 2 * BN * (d + PAD_T) * 2 + \
         warps * rows * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + per_row)
 
@@ -72,9 +72,9 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert d in (64, 128) and q.dtype in NAMES, f"{q.dtype}, head dim {d}"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
     warps, acc = (D64_WARPS, D64_ACC) if d == 64 else (D128_WARPS, D128_ACC)
-    assert acc in ("shared", "regs", "regs2"), f"accumulator {acc!r}: 'shared', 'regs', 'regs2'"
-    warps = 4 if acc == "regs2" else warps
-    rows = 32 * warps if acc == "regs2" else 16 * warps  # queries per block
+    assert acc in DESIGNS, f"accumulator {acc!r}: one of {DESIGNS}"
+    warps = 4 if acc.endswith("2") else warps
+    rows = 32 * warps if acc.endswith("2") else 16 * warps  # queries per block
     suffix = "" if acc == "shared" else f"_{acc}"
     _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}{suffix}")(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
