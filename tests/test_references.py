@@ -116,13 +116,15 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("D64_ACC='regs2'", "D128_ACC='regs2'"),
                                        ("D64_ACC='rs'", "D128_ACC='rs'"),
                                        ("D64_ACC='rs2'", "D128_ACC='rs2'"),
+                                       ("D64_WS=True", "D128_WS=True"),
                                        ("STAGED=True",), ("COMBINE='last'",)],
                          ids=["attention-shared", "attention-regs2", "attention-rs",
-                              "attention-rs2", "flash_decode-staged",
+                              "attention-rs2", "attention-triton-ws", "flash_decode-staged",
                               "flash_decode-last-combines"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's D64_ACC and
-    D128_ACC, CUDA flash_decode's STAGED, Triton flash_decode's COMBINE); the checked-in ones run in the test above, the others
+    D128_ACC, Triton attention's D64_WS and D128_WS, CUDA flash_decode's STAGED, Triton
+    flash_decode's COMBINE); the checked-in ones run in the test above, the others
     here on every public and hidden shape (the q-scaled ones move the max between K/V tiles,
     which only a right rescale of each row survives), so that a sweep never picks a wrong
     kernel for being fast."""

@@ -33,9 +33,19 @@ D128_BLOCK_M = 128
 D128_BLOCK_N = 128
 D128_NUM_WARPS = 8
 D128_NUM_STAGES = 3
+# Warp specialization (per head dimension): attention_ws_kernel, where s is a multiple of
+# BLOCK_M. Tiles come through tensor descriptors built in the kernel, and tl.range's
+# warp_specialize splits the program into a producer warp group (the TMA loads) and two
+# consumer groups of BLOCK_M / 2 queries each, synchronised only with the producer, so that one
+# group's softmax runs under the other's tl.dot. Triton (3.6) does this on Hopper only at 4
+# warps (the launcher passes 4; the program runs 12), only for loops whose loads are tensor
+# descriptors, and for one such loop a kernel: causal heads run one masked loop up to the
+# diagonal. Not yet measured on a GPU.
+D64_WS = False
+D128_WS = False
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a
 # multiple of BLOCK_N (the causal split below assumes the diagonal starts on a tile boundary).
-TUNE = {"D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
+TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
         "D64_NUM_STAGES": (2, 3, 4),
         "D128_BLOCK_M": (64, 128), "D128_BLOCK_N": (32, 64, 128), "D128_NUM_WARPS": (4, 8),
         "D128_NUM_STAGES": (2, 3, 4)}
@@ -112,6 +122,45 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.constex
         tl.store(o_ptrs, o)
 
 
+@triton.jit
+def attention_ws_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.constexpr,
+                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """attention_kernel for s a multiple of BLOCK_M, its K/V loop warp-specialized (D*_WS)."""
+    pid_m = tl.program_id(axis=0)
+    rows = tl.num_programs(axis=1) * s  # every head's rows, one after another
+    row0 = tl.program_id(axis=1) * s  # this head's first
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    k_desc = tl.make_tensor_descriptor(k_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    v_desc = tl.make_tensor_descriptor(v_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_N, HEAD_DIM])
+    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
+                                       block_shape=[BLOCK_M, HEAD_DIM])
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    q = q_desc.load([row0 + pid_m * BLOCK_M, 0])
+    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    stop = (pid_m + 1) * BLOCK_M if CAUSAL else s  # causal: one loop, every tile masked
+    for n0 in tl.range(0, stop, BLOCK_N, warp_specialize=True):
+        x = tl.dot(q, k_desc.load([row0 + n0, 0]).T)
+        if CAUSAL:
+            offs_n = n0 + tl.arange(0, BLOCK_N)
+            x = tl.where(offs_n[None, :] <= offs_m[:, None], x * qk_scale, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(x, axis=1))
+            p = tl.exp2(x - m_new[:, None])
+        else:  # the scale folded into the exponent's FMA
+            m_new = tl.maximum(m_i, tl.max(x, axis=1) * qk_scale)
+            p = tl.exp2(x * qk_scale - m_new[:, None])
+        alpha = tl.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1)
+        v = v_desc.load([row0 + n0, 0])
+        acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+        m_i = m_new
+    o_desc.store([row0 + pid_m * BLOCK_M, 0], (acc / l_i[:, None]).to(o_ptr.dtype.element_ty))
+
+
 def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
                      causal: int) -> None:
     b, h, s, d = q.shape
@@ -121,10 +170,16 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
     assert d in (64, 128), f"head dim {d}"
     # Read per call: benchmarks/tune_references.py sets them.
     if d == 64:
-        bm, bn, warps, stages = D64_BLOCK_M, D64_BLOCK_N, D64_NUM_WARPS, D64_NUM_STAGES
+        bm, bn, warps, stages, ws = D64_BLOCK_M, D64_BLOCK_N, D64_NUM_WARPS, D64_NUM_STAGES, D64_WS
     else:
-        bm, bn, warps, stages = D128_BLOCK_M, D128_BLOCK_N, D128_NUM_WARPS, D128_NUM_STAGES
+        bm, bn, warps, stages, ws = (D128_BLOCK_M, D128_BLOCK_N, D128_NUM_WARPS, D128_NUM_STAGES,
+                                     D128_WS)
     grid = (triton.cdiv(s, bm), b * h)
+    if ws and s % bm == 0 and all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)):
+        attention_ws_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
+                                  CAUSAL=bool(causal), HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn,
+                                  num_warps=4, num_stages=stages)
+        return
     attention_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
                            CAUSAL=bool(causal), TAIL=s % bm != 0, HEAD_DIM=d, BLOCK_M=bm,
                            BLOCK_N=bn, num_warps=warps, num_stages=stages)
