@@ -1117,3 +1117,28 @@ def test_wmma_misuse_fails_to_compile_like_nvcc(cpu, case, tmp_path):
         res = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(cu) + ".o"],
                              capture_output=True, text=True, check=False)
         assert res.returncode != 0, f"nvcc accepts {case}: the CPU backend should too"
+
+
+STATIC_AND_DYNAMIC = r"""
+extern "C" __global__ void both(float *out)
+{
+    __shared__ float fixed[8192];           // 32 KiB static
+    extern __shared__ float more[];         // and 32 KiB dynamic: 64 KiB, past the 48 by default
+    fixed[threadIdx.x] = 1.0f;
+    more[8191 - threadIdx.x] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] = fixed[threadIdx.x] + more[8191 - threadIdx.x];
+}
+"""
+
+
+def test_static_and_dynamic_shared_memory_past_48_kib_launch(backend):
+    """32 KiB of static and 32 KiB of dynamic shared memory: CUDA launches it only with the
+    opt-in for the dynamic part (which the GPU backend asks for once the two together pass
+    48 KiB, not the dynamic part alone); the CPU backend allows it outright."""
+    out = torch.zeros(32, device="cuda" if backend == "gpu" else "cpu")
+    SourceModule(STATIC_AND_DYNAMIC).get_function("both")(out, block=(32, 1, 1), grid=(1, 1),
+                                                          shared=32 * 1024)
+    if backend == "gpu":
+        torch.cuda.synchronize()
+    assert torch.equal(out.cpu(), torch.full((32,), 3.0))

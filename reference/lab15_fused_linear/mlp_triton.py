@@ -16,8 +16,10 @@ written and read once, 4 m f. Eager torch moves 12 m f more (g, u and silu(g) ea
 read) in five launches.
 
 Prefill where TMA's rules hold: both GEMMs through linear_gelu_triton.py's gemm_tma_kernel
-(persistent, tensor descriptors), the SILU_MUL epilogue for gate/up. Target (lab.toml): 1.0x
-eager torch.
+(persistent, tensor descriptors), the SILU_MUL epilogue for gate/up, which reads w_gate and
+w_up as one [f, 2, d] tensor from the lower of the two, their distance the middle stride (the
+launcher takes it from the two addresses: a reference runs where its tensors are). Target
+(lab.toml): 1.0x eager torch.
 """
 
 import torch
@@ -31,11 +33,13 @@ _gemm = shared(__file__, "linear_gelu_triton")
 
 # Prefill (m > DECODE_ROWS, compute-bound), where TMA's rules hold: both GEMMs through
 # linear_gelu_triton.py's gemm_tma_kernel (persistent, tiles through tensor descriptors), its
-# PROGRAMS_PER_SM; gate/up 128 x 128 tiles of h (two float32 accumulators), down 128 x 256
-# tiles of y, K blocks of 64, 8 warps, 3 stages: 665-673 TFLOP/s on an H100 (2026-12-06), 0.94x
-# eager torch (lab.toml asks 1.0x); 64-column gate/up tiles 610, 128-column down tiles 587, K
-# blocks of 128 out of shared memory, 2 programs per SM, GROUP_SIZE_M 16 or tl.range's warp
-# specialization within 1%. The pointer kernels
+# PROGRAMS_PER_SM; gate/up 128 x 128 tiles of h with w_gate and w_up read as one [f, 2, d]
+# tensor (one 128 x 256 tl.dot a K step, paired()), down 128 x 256 tiles of y, K blocks of 64,
+# 8 warps, 3 stages: 803 TFLOP/s on an H100 (2026-12-06, `TUNE_LABS=lab15 TUNE_ARGS=--no-sweep
+# bash scripts/gpu-check.sh tune`), 1.12x eager torch (715). Two 128-column tl.dots a K step
+# (two descriptors, two accumulators) ran 665-673, 0.94x; 64-column gate/up tiles 610,
+# 128-column down tiles 587, K blocks of 128 out of shared memory, 2 programs per SM,
+# GROUP_SIZE_M 16 or tl.range's warp specialization within 1% of that. The pointer kernels
 # below (any stride) take the same tiles; their own best on an H100 (256 x 64 gate/up,
 # 256 x 128 down, 4 stages) was 629-639 TFLOP/s, 0.88x eager torch (lab.toml asks 1.0x).
 BLOCK_SIZE_M = 128

@@ -43,9 +43,11 @@ D128_NUM_STAGES = 3
 # diagonal. Not yet measured on a GPU.
 D64_WS = False
 D128_WS = False
+WS_NUM_STAGES = 2  # its pipeline stages (3 at 128 x 128 x 128 do not fit shared memory)
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a
 # multiple of BLOCK_N (the causal split below assumes the diagonal starts on a tile boundary).
-TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
+TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "WS_NUM_STAGES": (2, 3),
+        "D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
         "D64_NUM_STAGES": (2, 3, 4),
         "D128_BLOCK_M": (64, 128), "D128_BLOCK_N": (32, 64, 128), "D128_NUM_WARPS": (4, 8),
         "D128_NUM_STAGES": (2, 3, 4)}
@@ -178,7 +180,7 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
     if ws and s % bm == 0 and all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)):
         attention_ws_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
                                   CAUSAL=bool(causal), HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn,
-                                  num_warps=4, num_stages=stages)
+                                  num_warps=4, num_stages=WS_NUM_STAGES)
         return
     attention_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
                            CAUSAL=bool(causal), TAIL=s % bm != 0, HEAD_DIM=d, BLOCK_M=bm,

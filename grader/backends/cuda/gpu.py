@@ -109,7 +109,9 @@ class GpuFunction:
         grid3 = limits.dims(grid, "grid", self.name)
         limits.check_launch(self.name, block3, grid3, shared, self.static_shared_bytes)
         converted = [self._convert(i, a) for i, a in enumerate(arguments)]
-        if shared > 48 * 1024:  # CUDA needs the opt-in; the CPU backend allows it outright
+        # Past 48 KiB a block (static and dynamic together) CUDA needs the opt-in for the
+        # dynamic part; the CPU backend allows it outright.
+        if shared and shared + self.static_shared_bytes > 48 * 1024:
             self._fn.set_attribute(drv.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
         try:
             # Asynchronous, as in pycuda: a synchronize here would be timed with the kernel.
