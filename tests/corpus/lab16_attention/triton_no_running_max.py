@@ -10,7 +10,9 @@
 
 # %% edit attention_triton
 # <<<
+#             # exp2(-inf - m_new) = 0 (the first tile's alpha, and every masked p).
 #             m_new = tl.maximum(m_i, tl.max(x, axis=1))
 # ===
+#             # exp2(-inf - m_new) = 0 (the first tile's alpha, and every masked p).
 #             m_new = tl.zeros((BLOCK_M,), dtype=tl.float32)  # no running max: exp2 of raw scores
 # >>>
