@@ -12,6 +12,10 @@ target and the lab's own solution.
    seconds per byte decides: each case weighs by its share of the roof, not by its size (a
    small shape counts as much as one four times larger).
    The winners are printed and used for the table; copy them into reference/ by hand.
+   `--only MODULE.NAME=V1,V2` (repeatable) sweeps only the constants named, over those
+   candidates (Python literals; a bare word is a string), and no other module: one design
+   question per GPU call, e.g. `--only attention_cuda.D64_ACC=rs,rs2 --only
+   flash_decode_cuda.STAGED=False,True`.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s (TFLOP/s for a
    compute-bound exercise, whose torch is a vendor library and which has no roof) of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
@@ -37,6 +41,7 @@ them (docs/perf-table.md is one). `--from-json` renders the table again from a r
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime
 import functools
 import json
@@ -52,6 +57,7 @@ import triton
 
 from grader.backends import bench
 from grader.backends import scratch
+from grader.base import paths
 from grader.lab import cases, manifest, reference, submission
 
 ROUNDS = 10
@@ -116,13 +122,45 @@ def constants(fn) -> dict:
     return fn.__globals__
 
 
-def sweep(b: Bench, members: list, log) -> dict:
-    """Coordinate search over the module's TUNE, on every (exercise, launcher) in `members`
-    (they share the module); leaves the winners set and returns them."""
+def parse_only(items: list[str]) -> dict[str, dict[str, tuple]]:
+    """`--only` arguments, MODULE.NAME=V1,V2,..., as {module: {name: candidates}}; each
+    candidate a Python literal, or a bare word as a string."""
+    def value(text: str):
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+    only: dict[str, dict[str, tuple]] = {}
+    for item in items:
+        target, sep, values = item.partition("=")
+        module, dot, name = target.partition(".")
+        if not (sep and dot and module and name and values):
+            raise ValueError(f"--only {item!r}: MODULE.NAME=V1,V2 (attention_cuda.D64_ACC=rs,rs2)")
+        only.setdefault(module, {})[name] = tuple(value(v.strip()) for v in values.split(","))
+    return only
+
+
+def sweep_plan(g: dict, only: dict | None) -> dict:
+    """What to sweep in a module of constants: its TUNE, or with `--only` the names given for it
+    (none for a module not named); a name the module never sets is refused."""
+    if only is None:
+        return g["TUNE"]
+    stem = Path(g["__file__"]).stem
+    chosen = only.get(stem, {})
+    unknown = [name for name in chosen if name not in g]
+    if unknown:
+        raise ValueError(f"--only: {stem} has no constant {', '.join(unknown)}")
+    return chosen
+
+
+def sweep(b: Bench, members: list, log, tune: dict | None = None) -> dict:
+    """Coordinate search over the module's TUNE (or `tune`), on every (exercise, launcher) in
+    `members` (they share the module); leaves the winners set and returns them."""
     g = constants(members[0][1])
+    tune = g["TUNE"] if tune is None else tune
     timed = [(ex, fn, shape, dt) for ex, fn in members for shape in ex.shapes["perf"]
              for dt in ex.perf_dtypes]
-    for name, candidates in g["TUNE"].items():
+    for name, candidates in tune.items():
         cost = {}
         for value in candidates:
             g[name] = value
@@ -136,8 +174,10 @@ def sweep(b: Bench, members: list, log) -> dict:
             log(f"    {name}={value}: mean {len(gbps) / cost[value]:.0f} "
                 f"{members[0][0].rate_unit} over "
                 f"{len(timed)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
+        if not cost:
+            raise RuntimeError(f"{name}: no candidate of {candidates} launched")
         g[name] = min(cost, key=cost.get)
-    return {name: g[name] for name in g["TUNE"]}
+    return {name: g[name] for name in tune}
 
 
 def solution_launchers(lab, folder: Path, source: Path | None = None,
@@ -158,7 +198,7 @@ def solution_launchers(lab, folder: Path, source: Path | None = None,
 
 
 def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log,
-             variants: tuple[Path, ...] = ()) -> dict:
+             variants: tuple[Path, ...] = (), only: dict | None = None) -> dict:
     out = {"tuned": {}, "rows": []}
     solutions = solution_launchers(lab, folder)
     others = {v.stem: solution_launchers(lab, folder, v, f"variant_{i}_{lab.id}")
@@ -173,8 +213,11 @@ def tune_lab(b: Bench, lab, do_sweep: bool, folder: Path, log,
                 modules.setdefault(id(g), []).append((ex, refs[ex.name, impl]))
     for members in modules.values() if do_sweep else ():
         file = constants(members[0][1])["__file__"]
+        tune = sweep_plan(constants(members[0][1]), only)
+        if not tune:
+            continue
         log(f"  sweep {file.split('/')[-1]} on {', '.join(ex.name for ex, _ in members)}")
-        chosen = sweep(b, members, log)
+        chosen = sweep(b, members, log, tune)
         out["tuned"][file.split("reference/")[-1]] = chosen
         log(f"  -> {chosen}")
     for ex in lab.exercises:
@@ -314,6 +357,8 @@ def main() -> None:
     parser.add_argument("--date", help="with --from-json: the run's date, where its JSON lacks it")
     parser.add_argument("--command", help="with --from-json: the run's command, where its JSON "
                         "lacks it")
+    parser.add_argument("--only", action="append", default=[], metavar="MODULE.NAME=V1,V2",
+                        help="sweep only these constants over these candidates (repeatable)")
     parser.add_argument("--variant", action="append", default=[], type=Path,
                         help="a variant of the lab's notebook whose solution cells are timed "
                         "too (one lab only; repeatable)")
@@ -330,6 +375,15 @@ def main() -> None:
         sys.exit("tune_references: --date and --command go with --from-json")
     if args.variant and len(manifest.select(args.labs or None)) != 1:
         sys.exit("tune_references: --variant needs exactly one lab")
+    try:
+        only = parse_only(args.only) if args.only else None
+    except ValueError as e:
+        sys.exit(f"tune_references: {e}")
+    known = {p.stem for p in paths.REFERENCE.glob("lab*/*.py")}
+    if only and set(only) - known:
+        sys.exit(f"tune_references: --only: no reference module {', '.join(set(only) - known)}")
+    if only and args.no_sweep:
+        sys.exit("tune_references: --only narrows the sweep; --no-sweep has none")
     if not torch.cuda.is_available():
         sys.exit("tune_references: skipped: needs a GPU")
     scratch.give_triton()  # references and solutions that build tensor descriptors in a kernel
@@ -345,7 +399,7 @@ def main() -> None:
         print(f"\n{lab.id}", flush=True)
         results["labs"][lab.id] = tune_lab(b, lab, not args.no_sweep, folder,
                                            lambda s: print(s, flush=True),
-                                           tuple(args.variant))
+                                           tuple(args.variant), only)
         print(f"  ({time.time() - start:.0f} s)", flush=True)
         if args.json:  # after every lab: a run cut short keeps what it measured
             with open(args.json, "w") as f:

@@ -115,3 +115,23 @@ def test_a_section_without_its_date_is_named():
     doc = ("## Timed\n(H100, 2026-12-06, `bash scripts/gpu-check.sh tune`): 1.00x\n"
            "## Untimed\nThe reference is 1.00x torch.\n")
     assert undated_sections(doc) == ["Untimed"]
+
+
+def test_only_narrows_a_sweep_to_named_constants_and_candidates():
+    """`--only MODULE.NAME=V1,V2` (the sweep's narrowing, one design question per GPU call):
+    literals parsed, bare words kept as strings; a module not named sweeps nothing; a name the
+    module never sets, or a malformed argument, is refused."""
+    only = tune.parse_only(["attention_cuda.D64_ACC=rs, rs2", "flash_decode_cuda.STAGED=False,True",
+                            "attention_cuda.D128_WARPS=4,8"])
+    assert only == {"attention_cuda": {"D64_ACC": ("rs", "rs2"), "D128_WARPS": (4, 8)},
+                    "flash_decode_cuda": {"STAGED": (False, True)}}
+    g = {"__file__": "/x/reference/lab16_attention/attention_cuda.py", "D64_ACC": "regs",
+         "D128_WARPS": 8, "TUNE": {"D64_ACC": ("regs",), "D64_WARPS": (4, 8)}}
+    assert tune.sweep_plan(g, None) == g["TUNE"]
+    assert tune.sweep_plan(g, only) == {"D64_ACC": ("rs", "rs2"), "D128_WARPS": (4, 8)}
+    assert tune.sweep_plan({**g, "__file__": "/x/attention_triton.py"}, only) == {}
+    with pytest.raises(ValueError, match="no constant D64_WS"):
+        tune.sweep_plan(g, tune.parse_only(["attention_cuda.D64_WS=True"]))
+    for bad in ("attention_cuda=rs", "D64_ACC=rs", "attention_cuda.D64_ACC"):
+        with pytest.raises(ValueError, match="MODULE.NAME=V1,V2"):
+            tune.parse_only([bad])
