@@ -14,7 +14,7 @@ target and the lab's own solution.
    The winners are printed and used for the table; copy them into reference/ by hand.
    `--only MODULE.NAME=V1,V2` (repeatable) sweeps only the constants named, over those
    candidates (Python literals; a bare word is a string), and no other module: one design
-   question per GPU call, e.g. `--only attention_cuda.D64_ACC=rs,rs2 --only
+   question per GPU call, e.g. `--only attention_cuda.D64_TILES=1,2 --only
    flash_decode_cuda.STAGED=False,True`.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s (TFLOP/s for a
    compute-bound exercise, whose torch is a vendor library and which has no roof) of torch (the
@@ -135,7 +135,7 @@ def parse_only(items: list[str]) -> dict[str, dict[str, tuple]]:
         target, sep, values = item.partition("=")
         module, dot, name = target.partition(".")
         if not (sep and dot and module and name and values):
-            raise ValueError(f"--only {item!r}: MODULE.NAME=V1,V2 (attention_cuda.D64_ACC=rs,rs2)")
+            raise ValueError(f"--only {item!r}: MODULE.NAME=V1,V2 (attention_cuda.D64_TILES=1,2)")
         only.setdefault(module, {})[name] = tuple(value(v.strip()) for v in values.split(","))
     return only
 

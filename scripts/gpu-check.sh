@@ -41,7 +41,7 @@
 #        tune    the references' launch-constant sweep and their table against torch, the roof,
 #                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it,
 #                TUNE_ARGS=--no-sweep times the constants checked in; TUNE_ARGS="--only
-#                attention_cuda.D64_ACC=rs,rs2" sweeps only that (repeatable)
+#                attention_cuda.D64_TILES=1,2" sweeps only that (repeatable)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail

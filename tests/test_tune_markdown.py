@@ -121,17 +121,17 @@ def test_only_narrows_a_sweep_to_named_constants_and_candidates():
     """`--only MODULE.NAME=V1,V2` (the sweep's narrowing, one design question per GPU call):
     literals parsed, bare words kept as strings; a module not named sweeps nothing; a name the
     module never sets, or a malformed argument, is refused."""
-    only = tune.parse_only(["attention_cuda.D64_ACC=rs, rs2", "flash_decode_cuda.STAGED=False,True",
-                            "attention_cuda.D128_WARPS=4,8"])
-    assert only == {"attention_cuda": {"D64_ACC": ("rs", "rs2"), "D128_WARPS": (4, 8)},
+    only = tune.parse_only(["linear_gelu_cuda.TILE=128x256_2x4, 128x128_2x2",
+                            "flash_decode_cuda.STAGED=False,True", "linear_gelu_cuda.BK=32,64"])
+    assert only == {"linear_gelu_cuda": {"TILE": ("128x256_2x4", "128x128_2x2"), "BK": (32, 64)},
                     "flash_decode_cuda": {"STAGED": (False, True)}}
-    g = {"__file__": "/x/reference/lab16_attention/attention_cuda.py", "D64_ACC": "regs",
-         "D128_WARPS": 8, "TUNE": {"D64_ACC": ("regs",), "D64_WARPS": (4, 8)}}
+    g = {"__file__": "/x/reference/lab15_fused_linear/linear_gelu_cuda.py", "TILE": "64x64_2x2",
+         "BK": 64, "TUNE": {"TILE": ("64x64_2x2",), "STAGES": (3, 4)}}
     assert tune.sweep_plan(g, None) == g["TUNE"]
-    assert tune.sweep_plan(g, only) == {"D64_ACC": ("rs", "rs2"), "D128_WARPS": (4, 8)}
-    assert tune.sweep_plan({**g, "__file__": "/x/attention_triton.py"}, only) == {}
-    with pytest.raises(ValueError, match="no constant D64_WS"):
-        tune.sweep_plan(g, tune.parse_only(["attention_cuda.D64_WS=True"]))
-    for bad in ("attention_cuda=rs", "D64_ACC=rs", "attention_cuda.D64_ACC"):
+    assert tune.sweep_plan(g, only) == {"TILE": ("128x256_2x4", "128x128_2x2"), "BK": (32, 64)}
+    assert tune.sweep_plan({**g, "__file__": "/x/mlp_cuda.py"}, only) == {}
+    with pytest.raises(ValueError, match="no constant GROUP_M"):
+        tune.sweep_plan(g, tune.parse_only(["linear_gelu_cuda.GROUP_M=8"]))
+    for bad in ("linear_gelu_cuda=64", "BK=64", "linear_gelu_cuda.BK"):
         with pytest.raises(ValueError, match="MODULE.NAME=V1,V2"):
             tune.parse_only([bad])

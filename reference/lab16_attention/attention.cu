@@ -2,33 +2,31 @@
 // Compiled after reference/common/wmma_load.cuh (its load_fragment: bfloat16 fragments loaded
 // with the shared state space on the GPU).
 //
-// One block per BM = 16 WARPS queries of one head; each warp owns 16 queries, their q fragments
-// held in registers for the whole loop. K and V stream through shared memory BN keys at a time,
-// double-buffered: cp.async copies tile t + 1 while the warps multiply tile t. Per tile and
-// warp: the 16 x BN scores (WMMA, float32) to a scratch tile; lanes 2r and 2r + 1 run row r's
-// online softmax (max and sum in float32, base 2, combined with one shuffle) and write p
-// rounded to T; the warp's 16 x D float32 accumulator is scaled by each row's factor
-// alpha = exp2(m_old - m_new), then acc += p . v. Causal blocks stop at the diagonal.
+// One block per BM = 16 MT WARPS queries of one head; each warp owns MT tiles of 16 queries,
+// their q fragments held in registers for the whole loop. K and V stream through shared memory
+// BN keys at a time, double-buffered: cp.async copies tile t + 1 while the warps multiply tile
+// t. With MT = 2 every K and V fragment a warp loads from shared memory feeds two products, one
+// per query tile: half the fragment traffic per FLOP, which bounds MT = 1 (a warp reads the
+// whole K and V tiles for 16 queries). Causal blocks stop at the diagonal.
 //
-// Two places for the accumulator (ACC_REGS, the launcher's D64_ACC / D128_ACC):
-// - shared (false): a float tile per warp. Lanes 2r and 2r + 1 rescale their half of row r
-//   there, and p . v loads each 16-wide fragment of it, multiplies and stores it back: 16 x D
-//   floats through shared memory per warp and K/V tile, each way.
-// - registers (true): D / 16 accumulator fragments per warp for the whole loop (64 floats a
-//   lane at D = 128), no round trip. The rescale needs each fragment element's row, and WMMA
-//   leaves the element -> (row, column) map unspecified; but it is one map for every
-//   accumulator fragment of one shape and type in one kernel (mma_sync and the loads and
-//   stores agree on it), so the warp learns it once: it loads a 16 x 16 tile holding each
-//   element's row number into an accumulator fragment, and element e of every fragment sits
-//   in row row_of[e]. Per tile the 16 alphas go through shared memory and each lane scales
-//   its elements by alpha[row_of[e]], the same row_of for all D / 16 fragments. At the end the
-//   fragments pass through the scratch tile, BN columns at a time, to be divided by l and
-//   stored. Nothing here assumes a map or 8 elements a lane (the GPU's count; the CPU
-//   backend's map differs from the GPU's).
-//   ptxas (nvcc 13, sm_90): 150 registers at D = 64, 196 / 202 at D = 128 with 4 / 8 warps, no
-//   spills (the shared design: 80-128); the register budget is why these kernels copy K/V
-//   tiles with a rolled loop (issue_rows). The accumulator tiles' shared memory is freed:
-//   16 x (D + PAD_F) floats a warp.
+// The scores, the online softmax (float32, base 2) and the probabilities stay in registers, as
+// accumulator fragments, and so does the 16 x D output accumulator; only each row's statistics
+// pass through shared memory. WMMA leaves a fragment's element -> (row, column) map
+// unspecified, but it is one map for every accumulator fragment of one shape and type in one
+// kernel (mma_sync and the loads and stores agree on it), so the warp learns it once, loading a
+// 16 x 16 tile of element numbers (at[e] = 16 row + column). Per K/V tile and 16-query tile:
+// - each lane folds its BN / 16 score fragments into one partial max per element, writes those
+//   to a 16 x 16 exchange tile (each position held by one lane), and lanes 2r, 2r + 1 reduce
+//   row r: the new max and alpha = exp2(m_old - m_new) go to shared memory, 2 x 16 floats,
+//   read back per element to rescale the accumulator;
+// - p = exp2(x - max) in place; the row sums l stay per element (rescaled by alpha like the
+//   accumulator) and are reduced once, after the loop, through the exchange tile;
+// - p becomes the matrix_a fragments of p . v without shared memory where a matrix_a fragment
+//   of T holds, lane by lane, the same elements as an accumulator fragment (checked at run time
+//   by loading a tile of known values into both: true for bfloat16 on an H100 and on the CPU
+//   backend, not for float16 on the CPU backend), else through the score and probability tiles.
+// At the end the accumulator passes through the score tile, BN columns at a time, to be
+// divided by l and stored.
 //
 // Work: 4 s^2 d per head (full), 4 d s (s + 1) / 2 (causal). Traffic: q and o once, k and v once
 // per query tile (from L2 mostly).
@@ -67,23 +65,17 @@ __device__ __forceinline__ void issue_piece(T (*tile)[D + PAD_T], const T *__res
                             inside ? 0 : 16);
 }
 
-// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head into tile. ROLLED: one
-// piece an iteration. The register-accumulator kernels take it: with the loop unrolled, ptxas
-// keeps the copies' addresses in registers across the K/V loop, and at D = 128 with 8 warps
-// (255 registers) spills them (88 bytes, reloaded every tile).
-template <typename T, int D, int ROWS, int THREADS, bool ROLLED>
+// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head into tile, one piece
+// an iteration: with the loop unrolled, ptxas keeps the copies' addresses in registers across
+// the K/V loop, where the accumulators leave none to spare.
+template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
                                            int row0, int s)
 {
     constexpr int PIECES = ROWS * D / 8;
-    if constexpr (ROLLED) {
 #pragma unroll 1
-        for (int p = threadIdx.x; p < PIECES; p += THREADS)
-            issue_piece<T, D>(tile, head, row0, s, p);
-    } else {
-        for (int p = threadIdx.x; p < PIECES; p += THREADS)
-            issue_piece<T, D>(tile, head, row0, s, p);
-    }
+    for (int p = threadIdx.x; p < PIECES; p += THREADS)
+        issue_piece<T, D>(tile, head, row0, s, p);
 }
 
 // N accumulator floats of one row (acc, 16-byte aligned) over l, rounded to T, to out: 8 a
@@ -101,264 +93,24 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
     }
 }
 
-// Shared memory: STAGES x {BN keys, BN values} of T (q passes through stage 1's before the loop),
-// then per warp 16 MT x (BN + PAD_F) float scores, 16 MT x (BN + PAD_T) T probabilities, and
-// 16 x (D + PAD_F) float accumulators (ACC_REGS false) or 16 MT float alphas (ACC_REGS true).
-// smem_bytes in attention_cuda.py.
-//
-// MT (ACC_REGS only): 16-query tiles per warp. With 2, every K and V fragment a warp loads from
-// shared memory feeds two products, one per query tile: half the fragment traffic per FLOP,
-// which bounds MT = 1 (a warp reads the whole K and V tiles for 16 queries).
-template <typename T, int D, int WARPS, bool ACC_REGS, int MT>
-__device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
-                                               const T *__restrict__ v, T *__restrict__ o, int s,
-                                               float scale_log2, int causal)
-{
-    constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;  // WM: a warp's rows
-    static_assert(MT == 1 || ACC_REGS, "two query tiles a warp keep their accumulators in registers");
-    constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T, LDO = D + PAD_F;
-    static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
-    static_assert(!ACC_REGS || D % BN == 0, "o leaves through the score tile, BN columns a pass");
-    extern __shared__ __align__(128) unsigned char smem[];
-    T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
-    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);
-    T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
-    float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);  // ACC_REGS false
-    float(*as)[WM] = reinterpret_cast<float(*)[WM]>(ps + WARPS);            // ACC_REGS true
-
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row0 = blockIdx.x * BM;
-    const long long head = (long long)blockIdx.y * s * D;
-    q += head;
-    k += head;
-    v += head;
-    o += head;
-    const int end = causal ? min(s, row0 + BM) : s;
-    const int tiles = (end + BN - 1) / BN;
-
-    // Tile 0 into stage 0, q into stage 1 (its BN + BN rows hold BM queries), one group each.
-    issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[0][0], k, 0, s);
-    issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[0][1], v, 0, s);
-    __pipeline_commit();
-    issue_rows<T, D, BM, THREADS, ACC_REGS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
-    __pipeline_commit();
-    // ACC_REGS: the warp's accumulator fragments, and the row of each element of this lane's
-    // (every accumulator fragment of this shape has the same map).
-    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
-    Acc acc[MT][ACC_REGS ? D / 16 : 1];
-    int row_of[Acc::num_elements];
-    if constexpr (ACC_REGS) {
-        for (int i = lane; i < 16 * 16; i += 32) ss[warp][i / 16][i % 16] = (float)(i / 16);
-        __syncwarp();
-        Acc rows;
-        wmma::load_matrix_sync(rows, &ss[warp][0][0], LDS, wmma::mem_row_major);
-#pragma unroll
-        for (int e = 0; e < Acc::num_elements; ++e) row_of[e] = (int)rows.x[e];
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[mt][j], 0.0f);
-    } else {
-        for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
-    }
-    __pipeline_wait_prior(0);
-    __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];
-    const T(*qs)[LDT] = kv[1][0];  // BM rows, running on into kv[1][1]
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int i = 0; i < D / 16; ++i)
-            load_fragment(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
-
-    const int r = lane / 2, half = lane % 2;
-    const int row_w = row0 + WM * warp + r;  // this lane's row of query tile mt: row_w + 16 mt
-    float m[MT], l[MT];
-#pragma unroll
-    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY, l[mt] = 0.0f;
-    for (int t = 0; t < tiles; ++t) {
-        const int n0 = t * BN, cur = t % 2;
-        __syncthreads();  // every warp is done with stage 1 - cur (tile t - 1, or q)
-        if (t + 1 < tiles) {
-            issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[1 - cur][0], k, n0 + BN, s);
-            issue_rows<T, D, BN, THREADS, ACC_REGS>(kv[1 - cur][1], v, n0 + BN, s);
-        }
-        __pipeline_commit();        // (empty on the last tile: the count below stays right)
-        __pipeline_wait_prior(1);   // tile t has landed (this thread's copies)...
-        __syncthreads();            // ... every thread's
-        const T(*ks)[LDT] = kv[cur][0];
-        const T(*vs)[LDT] = kv[cur][1];
-
-#pragma unroll
-        for (int j = 0; j < BN / 16; ++j) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c[MT];
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt], 0.0f);
-#pragma unroll
-            for (int i = 0; i < D / 16; ++i) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
-                load_fragment(kf, &ks[16 * j][16 * i], LDT);  // one load, MT products
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt], qf[mt][i], kf, c[mt]);
-            }
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-                wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], c[mt], LDS,
-                                        wmma::mem_row_major);
-        }
-        __syncwarp();
-
-        // Tiles wholly inside s and below the diagonal need no mask (every causal tile but the
-        // diagonal's, every full tile but a tail).
-        const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {  // each query tile's rows, lanes 2r and 2r + 1 a row
-        const int row = row_w + 16 * mt;
-        float x[BN / 2];
-        float tile_max = -INFINITY;
-        const float4 *src = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][half * (BN / 2)]);
-#pragma unroll
-        for (int c4 = 0; c4 < BN / 8; ++c4) {
-            const float4 f = src[c4];
-            const float g[4] = {f.x, f.y, f.z, f.w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int c = 4 * c4 + e, key = n0 + half * (BN / 2) + c;
-                x[c] = g[e] * scale_log2;
-                if (masked && (key >= s || (causal && key > row))) x[c] = -INFINITY;
-                tile_max = fmaxf(tile_max, x[c]);
-            }
-        }
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        const float m_new = fmaxf(m[mt], tile_max);
-        const float alpha = exp2f(m[mt] - m_new);
-        float sum = 0.0f;
-        unsigned packed[BN / 4];
-#pragma unroll
-        for (int c = 0; c < BN / 2; c += 2) {
-            const float p0 = exp2f(x[c] - m_new), p1 = exp2f(x[c + 1] - m_new);
-            sum += p0 + p1;
-            packed[c / 2] = pack<T>(p0, p1);
-        }
-        uint4 *dst = reinterpret_cast<uint4 *>(&ps[warp][16 * mt + r][half * (BN / 2)]);  // 8 a store
-#pragma unroll
-        for (int c = 0; c < BN / 16; ++c)
-            dst[c] = make_uint4(packed[4 * c], packed[4 * c + 1], packed[4 * c + 2],
-                                packed[4 * c + 3]);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        l[mt] = l[mt] * alpha + sum;
-        m[mt] = m_new;
-        if constexpr (ACC_REGS) {
-            if (half == 0) as[warp][16 * mt + r] = alpha;
-        } else if (alpha != 1.0f) {  // the max moved for this row: rescale its half of it
-            float4 *acc = reinterpret_cast<float4 *>(&os[warp][r][half * (D / 2)]);
-#pragma unroll
-            for (int c = 0; c < D / 8; ++c) {
-                float4 a = acc[c];
-                a.x *= alpha, a.y *= alpha, a.z *= alpha, a.w *= alpha;
-                acc[c] = a;
-            }
-        }
-        }
-        __syncwarp();
-
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[MT][BN / 16];
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-            for (int i = 0; i < BN / 16; ++i)
-                load_fragment(pf[mt][i], &ps[warp][16 * mt][16 * i], LDP);
-        if constexpr (ACC_REGS) {
-            float alpha_e[MT][Acc::num_elements];  // this lane's rows' alphas, every fragment
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                for (int e = 0; e < Acc::num_elements; ++e)
-                    alpha_e[mt][e] = as[warp][16 * mt + row_of[e]];
-#pragma unroll
-            for (int j = 0; j < D / 16; ++j) {
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int e = 0; e < Acc::num_elements; ++e) acc[mt][j].x[e] *= alpha_e[mt][e];
-#pragma unroll
-                for (int i = 0; i < BN / 16; ++i) {
-                    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                    load_fragment(vf, &vs[16 * i][16 * j], LDT);  // one load, MT products
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt)
-                        wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
-                }
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < D / 16; ++j) {
-                Acc c;
-                wmma::load_matrix_sync(c, &os[warp][0][16 * j], LDO, wmma::mem_row_major);
-#pragma unroll
-                for (int i = 0; i < BN / 16; ++i) {
-                    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                    load_fragment(vf, &vs[16 * i][16 * j], LDT);
-                    wmma::mma_sync(c, pf[0][i], vf, c);
-                }
-                wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
-            }
-        }
-        __syncwarp();
-    }
-
-    // o = acc / l, rounded once: each lane half a row's columns, 8 a 16-byte store.
-    if constexpr (ACC_REGS) {  // BN columns a pass through the score tile
-#pragma unroll
-        for (int c0 = 0; c0 < D; c0 += BN) {
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                for (int j = 0; j < BN / 16; ++j)
-                    wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], acc[mt][c0 / 16 + j], LDS,
-                                            wmma::mem_row_major);
-            __syncwarp();
-#pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
-                const int row = row_w + 16 * mt;
-                if (row < s)
-                    store_row<T, BN / 2>(o + (long long)row * D + c0 + half * (BN / 2),
-                                         &ss[warp][16 * mt + r][half * (BN / 2)], 1.0f / l[mt]);
-            }
-            __syncwarp();  // read before the next pass overwrites the tile
-        }
-    } else if (row_w < s) {
-        const int row = row_w;
-        const float inv_l = 1.0f / l[0];
-        const float *acc_row = &os[warp][r][half * (D / 2)];
-        store_row<T, D / 2>(o + (long long)row * D + half * (D / 2), acc_row, inv_l);
-    }
-}
-
+// One float rounded to T, and back.
 template <typename T> __device__ __forceinline__ T from_float(float x);
-template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x) { return __float2bfloat16(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x)
+{
+    return __float2bfloat16(x);
+}
 template <> __device__ __forceinline__ __half from_float(float x) { return __float2half(x); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
-// Design "rs" (D64_ACC / D128_ACC "rs", "rs2"): the scores, the softmax and the probabilities
-// stay in registers, as accumulator fragments; only each row's statistics pass through shared
-// memory. The element -> (row, column) map of an accumulator fragment is learnt once, as "regs"
-// learns rows (at[e] = 16 row + column). Per K/V tile and 16-query tile:
-// - each lane folds its BN / 16 score fragments into one partial max per element, writes those
-//   to a 16 x 16 exchange tile (each position held by one lane), and lanes 2r, 2r + 1 reduce
-//   row r: the new max and alpha go to shared memory, 2 x 16 floats, read back per element;
-// - p = exp2(x - max) in place; the row sums l stay per element (rescaled by alpha like the
-//   accumulator) and are reduced once, after the loop, through the exchange tile;
-// - p becomes the matrix_a fragments of p . v without shared memory where a matrix_a fragment
-//   of T holds, lane by lane, the same elements as an accumulator fragment (checked at run time
-//   by loading a tile of known values into both: true for bfloat16 on the CPU backend; the
-//   GPU's map decides there), else through the score and probability tiles ("regs"' path).
-// MT query tiles a warp as "regs2" (MT = 2: each K and V fragment feeds two products).
+// Shared memory: 2 stages x {BN keys, BN values} of T (q passes through stage 1's before the
+// loop), then per warp 16 MT x (BN + PAD_F) float scores (the exchange tile, and the scores
+// where p cannot stay in registers), 16 MT x (BN + PAD_T) T probabilities, and 2 x 16 MT float
+// rescale factors and maxima. smem_bytes in attention_cuda.py.
 template <typename T, int D, int WARPS, int MT>
-__device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const T *__restrict__ k,
-                                                  const T *__restrict__ v, T *__restrict__ o,
-                                                  int s, float scale_log2, int causal)
+__device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
+                                               const T *__restrict__ v, T *__restrict__ o,
+                                               int s, float scale_log2, int causal)
 {
     constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T;
@@ -383,10 +135,10 @@ __device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const
     const int end = causal ? min(s, row0 + BM) : s;
     const int tiles = (end + BN - 1) / BN;
 
-    issue_rows<T, D, BN, THREADS, true>(kv[0][0], k, 0, s);
-    issue_rows<T, D, BN, THREADS, true>(kv[0][1], v, 0, s);
+    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
     __pipeline_commit();
-    issue_rows<T, D, BM, THREADS, true>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
     // The maps: a 16 x 16 tile of element numbers (exact in float and in T up to 255) loaded
     // as an accumulator and as a matrix_a fragment.
@@ -440,8 +192,8 @@ __device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();
         if (t + 1 < tiles) {
-            issue_rows<T, D, BN, THREADS, true>(kv[1 - cur][0], k, n0 + BN, s);
-            issue_rows<T, D, BN, THREADS, true>(kv[1 - cur][1], v, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
         }
         __pipeline_commit();
         __pipeline_wait_prior(1);
@@ -548,7 +300,8 @@ __device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
                 load_fragment(vf, &vs[16 * i][16 * j], LDT);
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
+                for (int mt = 0; mt < MT; ++mt)
+                    wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
             }
         __syncwarp();
     }
@@ -589,51 +342,23 @@ __device__ __forceinline__ void attention_tile_rs(const T *__restrict__ q, const
     }
 }
 
-// attention_kernel_<dtype>_d<D>_w<WARPS>[_regs|_regs2]: every combination the launcher may pick
-// (_regs: the accumulator in registers; _regs2: and two query tiles a warp, 4 warps only: q
-// passes through one stage of K and V, 2 BN rows).
-#define ATTENTION_KERNEL(NAME, T, D, WARPS, ACC_REGS, MT)                                      \
+// attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>: _t1 one 16-query tile a warp, _t2 two (4 warps:
+// q passes through one stage of K and V, 2 BN rows): every combination the launcher may pick.
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT)                                                \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
     {                                                                                         \
-        attention_tile<T, D, WARPS, ACC_REGS, MT>(q, k, v, o, s, scale_log2, causal);         \
+        attention_tile<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                   \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4, __nv_bfloat16, 64, 4, false, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8, __nv_bfloat16, 64, 8, false, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4, __nv_bfloat16, 128, 4, false, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8, __nv_bfloat16, 128, 8, false, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4, __half, 64, 4, false, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8, __half, 64, 8, false, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4, __half, 128, 4, false, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8, __half, 128, 8, false, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs, __nv_bfloat16, 64, 4, true, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_regs, __nv_bfloat16, 64, 8, true, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs, __nv_bfloat16, 128, 4, true, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_regs, __nv_bfloat16, 128, 8, true, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs, __half, 64, 4, true, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8_regs, __half, 64, 8, true, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs, __half, 128, 4, true, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8_regs, __half, 128, 8, true, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_regs2, __nv_bfloat16, 64, 4, true, 2)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_regs2, __nv_bfloat16, 128, 4, true, 2)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_regs2, __half, 64, 4, true, 2)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_regs2, __half, 128, 4, true, 2)
-// _rs, _rs2: attention_tile_rs with one or two query tiles a warp.
-#define ATTENTION_KERNEL_RS(NAME, T, D, WARPS, MT)                                             \
-    extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
-        NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
-    {                                                                                         \
-        attention_tile_rs<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                \
-    }
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w4_rs, __nv_bfloat16, 64, 4, 1)
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w8_rs, __nv_bfloat16, 64, 8, 1)
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w4_rs, __nv_bfloat16, 128, 4, 1)
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w8_rs, __nv_bfloat16, 128, 8, 1)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w4_rs, __half, 64, 4, 1)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w8_rs, __half, 64, 8, 1)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w4_rs, __half, 128, 4, 1)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w8_rs, __half, 128, 8, 1)
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d64_w4_rs2, __nv_bfloat16, 64, 4, 2)
-ATTENTION_KERNEL_RS(attention_kernel_bf16_d128_w4_rs2, __nv_bfloat16, 128, 4, 2)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d64_w4_rs2, __half, 64, 4, 2)
-ATTENTION_KERNEL_RS(attention_kernel_f16_d128_w4_rs2, __half, 128, 4, 2)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1, __nv_bfloat16, 128, 4, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1, __nv_bfloat16, 128, 8, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t1, __half, 64, 4, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8_t1, __half, 64, 8, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1, __half, 128, 4, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1, __half, 128, 8, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t2, __nv_bfloat16, 64, 4, 2)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2, __nv_bfloat16, 128, 4, 2)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t2, __half, 64, 4, 2)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2, __half, 128, 4, 2)

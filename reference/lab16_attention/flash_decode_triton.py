@@ -35,14 +35,8 @@ PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
 NUM_WARPS = 2
 NUM_STAGES = 2
-# Where a KV head's splits are combined: "launch", a second kernel; "last", the split pass's
-# last program to finish for that KV head (a counter per KV head: the others' partials are
-# written by then), no second launch. On an H100 (2026-12-06) "last" ran 2065 / 2687 / 2903
-# GB/s at the three perf shapes against 2505 / 2661 / 2894: at b = 1 the last program's walk
-# over its 32 splits, one after another, outlasts the launch it saves.
-COMBINE = "launch"
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
-        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5), "COMBINE": ("launch", "last")}
+        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5)}
 
 
 # The online softmax over a range of keys: attention's (attention_triton.py), without its causal
@@ -51,10 +45,9 @@ _tiles = shared(__file__, "attention_triton")._tiles
 
 
 @triton.jit
-def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, count_ptr,
-                        s, keys_per_split, qk_scale, GROUP: tl.constexpr, BLOCK_G: tl.constexpr,
-                        HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, TAIL: tl.constexpr,
-                        LAST_COMBINES: tl.constexpr):
+def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr, s, keys_per_split,
+                  qk_scale, GROUP: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr,
+                  BLOCK_N: tl.constexpr, TAIL: tl.constexpr):
     split = tl.program_id(axis=0)
     kv_j = tl.program_id(axis=1)
     seq = tl.program_id(axis=2)
@@ -85,31 +78,6 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
     tl.store(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=in_group[:, None])
     tl.store(part_m_ptr + rows, m_i, mask=in_group)
     tl.store(part_l_ptr + rows, l_i, mask=in_group)
-    if LAST_COMBINES:
-        # Every thread's stores above, then one release-acquire increment of this KV head's
-        # counter: the program that makes it `splits` sees every split's partials.
-        tl.debug_barrier()
-        count = count_ptr + seq * n_kv + kv_j
-        if tl.atomic_add(count, 1, sem="acq_rel", scope="gpu") == splits - 1:
-            tl.store(count, 0)  # zero again for the next call
-            m = tl.full((BLOCK_G,), float("-inf"), dtype=tl.float32)
-            for t in range(splits):  # the common max (.cg: past this SM's L1, from L2)
-                m = tl.maximum(m, tl.load(part_m_ptr + heads * splits + t, mask=in_group,
-                                          other=float("-inf"), cache_modifier=".cg"))
-            m = tl.where(in_group, m, 0.0)
-            o = tl.zeros((BLOCK_G, HEAD_DIM), dtype=tl.float32)
-            l = tl.zeros((BLOCK_G,), dtype=tl.float32)
-            for t in range(splits):
-                w = tl.exp2(tl.load(part_m_ptr + heads * splits + t, mask=in_group,
-                                    other=float("-inf"), cache_modifier=".cg") - m)
-                l += w * tl.load(part_l_ptr + heads * splits + t, mask=in_group, other=0.0,
-                                 cache_modifier=".cg")
-                o += w[:, None] * tl.load(
-                    part_o_ptr + (heads * splits + t)[:, None] * HEAD_DIM + offs_d[None, :],
-                    mask=in_group[:, None], other=0.0, cache_modifier=".cg")
-            o = o / tl.where(in_group, l, 1.0)[:, None]
-            tl.store(o_ptr + heads[:, None] * HEAD_DIM + offs_d[None, :],
-                     o.to(o_ptr.dtype.element_ty), mask=in_group[:, None])
 
 
 @triton.jit
@@ -130,18 +98,6 @@ def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, split
     tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
 
 
-_counters: dict = {}
-
-
-def counters(device: torch.device, n: int) -> torch.Tensor:
-    """n int32 zeros on device, kept between calls (COMBINE "last": each call's last program
-    per KV head sets its counter back to zero); calls on one device run one at a time."""
-    have = _counters.get(device)
-    if have is None or have.numel() < n:
-        _counters[device] = have = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
-    return have
-
-
 def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
     b, hq, d = q.shape
     hkv, s = k.shape[1], k.shape[2]
@@ -159,14 +115,9 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    assert COMBINE in ("launch", "last"), f"COMBINE {COMBINE!r}: 'launch' or 'last'"
-    last = COMBINE == "last"
     flash_decode_kernel[(splits, hkv, b)](
-        q, k, v, part_o, part_m, part_l, o, counters(q.device, b * hkv) if last else part_m,
-        s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
+        q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
         GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
-        TAIL=s % bn != 0, LAST_COMBINES=last, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
-    if last:
-        return
+        TAIL=s % bn != 0, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
                                            BLOCK_S=triton.next_power_of_2(splits), num_warps=4)
