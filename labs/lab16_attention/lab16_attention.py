@@ -157,6 +157,13 @@ LAB = "lab16_attention"
 # `phase` is a constant and an `if` on it (as one on `CAUSAL`) is decided by the compiler; the
 # branch not taken is not in the kernel. Set `lo` and `hi` per phase, and put the mask under
 # such an `if`.
+#
+# The order of a causal head's programs matters too. The GPU starts programs in the grid's
+# order, axis 0 fastest, so head after head, each from its first query tile to its last; and a
+# causal program's work grows with its tile. In that order the grid ends with the last head's
+# heaviest program, alone on the GPU while the other SMs are idle. Take
+# `pid_m = tl.num_programs(axis=0) - 1 - tl.program_id(axis=0)` for causal heads: the last
+# tile first, so that the grid ends with one-tile programs.
 # </details>
 #
 # <details><summary>Hint 3 — the running statistics</summary>
@@ -265,6 +272,11 @@ def attention_kernel(
 ):
     ### BEGIN SOLUTION
     pid_m = tl.program_id(axis=0)
+    if CAUSAL:
+        # Programs start in the grid's order, query tile fastest, and a causal program's work
+        # grows with its query tile: last tile first, the grid ends with light programs, not
+        # with the last head's heaviest one running alone.
+        pid_m = tl.num_programs(axis=0) - 1 - pid_m
     head = tl.program_id(axis=1).to(tl.int64) * s * HEAD_DIM  # the head's first element, 64-bit
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)  # the program's queries
     offs_d = tl.arange(0, HEAD_DIM)
@@ -334,6 +346,8 @@ def attention_ws_kernel(
 ):
     ### BEGIN SOLUTION
     pid_m = tl.program_id(axis=0)
+    if CAUSAL:  # the heaviest query tile first, as in attention_kernel
+        pid_m = tl.num_programs(axis=0) - 1 - pid_m
     # Every head's rows one after another: one [b h s, d] row-major matrix, head j's token r at
     # row j s + r. s is a multiple of BLOCK_M: no block runs past its head's rows into the next.
     rows = tl.num_programs(axis=1) * s

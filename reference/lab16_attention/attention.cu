@@ -30,6 +30,10 @@
 //
 // Work: 4 s^2 d per head (full), 4 d s (s + 1) / 2 (causal). Traffic: q and o once, k and v once
 // per query tile (from L2 mostly).
+//
+// Causal heads: blocks start in the grid's order (query tile fastest, then head), and a causal
+// block's work grows with its query tile; a head's tiles run last first, so that the grid ends
+// with one-tile blocks, not with the last head's heaviest block running alone.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -126,7 +130,8 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     constexpr int E = Acc::num_elements;
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row0 = blockIdx.x * BM;
+    // Causal heads run their last query tile first (the heaviest: see the header).
+    const int row0 = (causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BM;
     const long long head = (long long)blockIdx.y * s * D;
     q += head;
     k += head;

@@ -46,9 +46,16 @@ D128_NUM_STAGES = 3
 D64_WS = False
 D128_WS = True
 WS_NUM_STAGES = 2  # its pipeline stages (3 at 128 x 128 x 128 do not fit shared memory)
+# Causal heads: a head's query tiles run last tile first. Programs start in the grid's order
+# (query tile fastest, then head), and a causal program's work grows with its query tile, so
+# in the natural order the grid ends with the last head's heaviest program running alone; last
+# tile first, it ends with one-tile programs. A head's programs stay together (its K and V shared
+# through L2).
+HEAVY_FIRST = True
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a
 # multiple of BLOCK_N (the causal split below assumes the diagonal starts on a tile boundary).
 TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "WS_NUM_STAGES": (2, 3),
+        "HEAVY_FIRST": (False, True),
         "D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
         "D64_NUM_STAGES": (2, 3, 4),
         "D128_BLOCK_M": (64, 128), "D128_BLOCK_N": (32, 64, 128), "D128_NUM_WARPS": (4, 8),
@@ -92,8 +99,10 @@ def _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, head, offs_m, offs_d, s, qk_scale, st
 @triton.jit
 def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.constexpr,
                      TAIL: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-                     BLOCK_N: tl.constexpr):
+                     BLOCK_N: tl.constexpr, HEAVY_FIRST: tl.constexpr):
     pid_m = tl.program_id(axis=0)
+    if CAUSAL and HEAVY_FIRST:
+        pid_m = tl.num_programs(axis=0) - 1 - pid_m
     head = tl.program_id(axis=1).to(tl.int64) * s * HEAD_DIM
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
@@ -128,9 +137,12 @@ def attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.constex
 
 @triton.jit
 def attention_ws_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.constexpr,
-                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+                        HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                        HEAVY_FIRST: tl.constexpr):
     """attention_kernel for s a multiple of BLOCK_M, its K/V loop warp-specialized (D*_WS)."""
     pid_m = tl.program_id(axis=0)
+    if CAUSAL and HEAVY_FIRST:
+        pid_m = tl.num_programs(axis=0) - 1 - pid_m
     rows = tl.num_programs(axis=1) * s  # every head's rows, one after another
     row0 = tl.program_id(axis=1) * s  # this head's first
     q_desc = tl.make_tensor_descriptor(q_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
@@ -182,8 +194,10 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
     if ws and s % bm == 0 and all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)):
         attention_ws_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
                                   CAUSAL=bool(causal), HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn,
-                                  num_warps=4, num_stages=WS_NUM_STAGES)
+                                  HEAVY_FIRST=HEAVY_FIRST, num_warps=4,
+                                  num_stages=WS_NUM_STAGES)
         return
     attention_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
                            CAUSAL=bool(causal), TAIL=s % bm != 0, HEAD_DIM=d, BLOCK_M=bm,
-                           BLOCK_N=bn, num_warps=warps, num_stages=stages)
+                           BLOCK_N=bn, HEAVY_FIRST=HEAVY_FIRST, num_warps=warps,
+                           num_stages=stages)
