@@ -519,6 +519,7 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 ATTENTION_CU = r"""
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <mma.h>
 using namespace nvcuda;
 
@@ -551,14 +552,11 @@ LOAD_SHARED_BF16(matrix_b, row_major, "b", "row")  // v
 #undef LOAD_SHARED_BF16
 #endif
 
-#define BM 64       // queries per block: WARPS warps of 16
-#define BN 64       // keys per K/V tile
-#define WARPS 4
-#define THREADS (WARPS * 32)
-#define PAD_T 8     // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
-#define PAD_F 4     // floats (16 bytes) added to each row of a shared float tile
+#define BN 64     // keys per K/V tile
+#define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
+#define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
 
-// float -> T, rounded to nearest even.
+// float -> T, rounded to nearest even, and back.
 template <typename T> __device__ __forceinline__ T from_float(float x);
 template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x)
 {
@@ -568,28 +566,30 @@ template <> __device__ __forceinline__ __half from_float<__half>(float x)
 {
     return __float2half_rn(x);
 }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
 /// BEGIN SOLUTION
-// Rows row0 .. row0 + ROWS - 1 of one head's s x D matrix into tile[r][c], zeros past row s. In
-// 16-byte pieces (8 elements): piece p is row p / (D / 8), columns 8 (p % (D / 8)) onward, thread
-// t taking pieces t, t + THREADS, ...: neighbouring threads read neighbouring 16 bytes.
-template <typename T, int D, int ROWS>
-__device__ __forceinline__ void load_tile(T (*tile)[D + PAD_T], const T *__restrict__ head,
-                                          int row0, int s)
+// This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of one head's s x D matrix into
+// tile[r][c], in 16-byte pieces (8 elements): piece p is row p / (D / 8), columns 8 (p % (D / 8))
+// on, thread t taking pieces t, t + THREADS, ...: neighbouring threads, neighbouring 16 bytes.
+// A row past s is a copy of 0 bytes that fills 16 with zeros (its source is never read).
+template <typename T, int D, int ROWS, int THREADS>
+__device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                           int row0, int s)
 {
-    constexpr int PIECES = ROWS * D / 8;
-    for (int p = threadIdx.x; p < PIECES; p += THREADS) {
+    for (int p = threadIdx.x; p < ROWS * D / 8; p += THREADS) {
         const int r = p / (D / 8), c = p % (D / 8) * 8;
-        uint4 piece = make_uint4(0, 0, 0, 0);
-        if (row0 + r < s)
-            piece = *reinterpret_cast<const uint4 *>(head + (long long)(row0 + r) * D + c);
-        *reinterpret_cast<uint4 *>(&tile[r][c]) = piece;
+        const bool inside = row0 + r < s;
+        __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head,
+                                16, inside ? 0 : 16);
     }
 }
 /// END SOLUTION
 
-// One block: queries blockIdx.x * BM .. + BM - 1 of head blockIdx.y, WARPS warps of 16 queries.
-template <typename T, int D>
+// One block: queries blockIdx.x * BM .. + BM - 1 (BM = 16 MT WARPS) of head blockIdx.y; each of
+// the WARPS warps owns MT tiles of 16 queries.
+template <typename T, int D, int WARPS, int MT>
 __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, h, s, D]
                                                const T *__restrict__ k,  // [b, h, s, D]
                                                const T *__restrict__ v,  // [b, h, s, D]
@@ -599,130 +599,271 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
                                                int causal)               // 1: key c <= query r
 {
     /// BEGIN SOLUTION
-    constexpr int LDT = D + PAD_T;   // elements between rows of ks and vs
+    constexpr int THREADS = WARPS * 32, BM = 16 * MT * WARPS, WM = 16 * MT;
+    constexpr int LDT = D + PAD_T;   // elements between rows of a K or V tile
     constexpr int LDS = BN + PAD_F;  // floats between rows of a warp's score tile
     constexpr int LDP = BN + PAD_T;  // elements between rows of a warp's probability tile
-    constexpr int LDO = D + PAD_F;   // floats between rows of a warp's output tile
-    // Every tile and every per-warp part of one starts a multiple of 32 bytes in, and so does
-    // every fragment (16 rows of a tile; 16 columns of 2 or 4 bytes).
+    static_assert(BM <= 2 * BN, "q passes through one stage's K and V tiles");
+    static_assert(D % BN == 0, "o leaves through the score tile, BN columns a pass");
+    // Shared memory: two stages of {BN keys, BN values}; per warp its score tile (the exchange
+    // tile too), its probability tile, and its rows' rescale factors and maxima. Every tile and
+    // every fragment in it starts a multiple of 32 bytes in.
     extern __shared__ __align__(128) unsigned char smem[];
-    T(*ks)[LDT] = reinterpret_cast<T(*)[LDT]>(smem);  // BN keys (before the loop: BM queries)
-    T(*vs)[LDT] = ks + BN;                             // BN values
-    float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(vs + BN);  // per warp: scores
-    T(*ps)[16][LDP] = reinterpret_cast<T(*)[16][LDP]>(ss + WARPS);      // per warp: p
-    float(*os)[16][LDO] = reinterpret_cast<float(*)[16][LDO]>(ps + WARPS);  // per warp: acc
+    T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
+    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);
+    T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
+    float(*st)[2][WM] = reinterpret_cast<float(*)[2][WM]>(ps + WARPS);  // [warp][alpha, max][row]
+    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major>;
+    constexpr int E = Acc::num_elements;  // a lane's elements of an accumulator fragment
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int row0 = blockIdx.x * BM;                     // the block's first query
+    // Causal heads run their last query tile first: the heaviest blocks start early, and the
+    // grid ends with one-tile blocks.
+    const int row0 = (causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BM;
     const long long head = (long long)blockIdx.y * s * D;  // the head's first element, 64-bit
     q += head;
     k += head;
     v += head;
     o += head;
-
-    // The warp's 16 queries as D / 16 matrix_a fragments, through ks (rows past s: zeros).
-    load_tile<T, D, BM>(ks, q, row0, s);
-    __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
-#pragma unroll
-    for (int i = 0; i < D / 16; ++i) load_shared(qf[i], &ks[16 * warp][16 * i], LDT);
-    for (int i = lane; i < 16 * D; i += 32) os[warp][i / D][i % D] = 0.0f;
-
-    // Lanes 2r and 2r + 1 own row r of the warp's 16: its statistics, and half of its columns
-    // each (half 0 the first, half 1 the second).
-    const int r = lane / 2, half = lane % 2;
-    const int row = row0 + 16 * warp + r;  // the query
-    float m = -INFINITY, l = 0.0f;         // running max (base 2) and sum
     const int end = causal ? min(s, row0 + BM) : s;  // causal: no key after the last query
-    for (int n0 = 0; n0 < end; n0 += BN) {
-        __syncthreads();  // every warp is done with the previous tile (and with q in ks)
-        load_tile<T, D, BN>(ks, k, n0, s);
-        load_tile<T, D, BN>(vs, v, n0, s);
-        __syncthreads();  // the tiles have landed
+    const int tiles = (end + BN - 1) / BN;
 
-        // Scores: the warp's 16 queries x BN keys, float32, to its scratch tile.
+    // Tile 0 of K and V into stage 0, the block's queries into stage 1 (free until tile 1).
+    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
+    __pipeline_commit();
+    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    __pipeline_commit();
+
+    // The fragments' maps, learnt while the copies fly: element e of this lane's accumulator
+    // fragment is row at[e] / 16, column at[e] % 16 (a tile of element numbers, loaded). If a
+    // matrix_a fragment of T holds the same elements, p goes from the scores' fragments to
+    // p . v's without shared memory.
+    for (int i = lane; i < 16 * 16; i += 32) {
+        ss[warp][i / 16][i % 16] = (float)i;
+        ps[warp][i / 16][i % 16] = from_float<T>((float)i);  // exact up to 256 in T
+    }
+    __syncwarp();
+    int at[E];
+    {
+        Acc map;
+        wmma::load_matrix_sync(map, &ss[warp][0][0], LDS, wmma::mem_row_major);
+#pragma unroll
+        for (int e = 0; e < E; ++e) at[e] = (int)map.x[e];
+    }
+    bool same = false;
+    if constexpr (FragA::num_elements == E) {
+        FragA a;
+        load_shared(a, &ps[warp][0][0], LDP);
+        same = true;
+#pragma unroll
+        for (int e = 0; e < E; ++e) same = same && (int)to_float(a.x[e]) == at[e];
+    }
+    const bool direct = __all_sync(0xffffffffu, same);  // every lane's map agrees
+    __syncwarp();
+
+    Acc acc[MT][D / 16];  // the output accumulator: MT x 16 queries x D, float32
+    float l[MT][E];       // per element: its row's sum of p over this lane's columns
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j) wmma::fill_fragment(acc[mt][j], 0.0f);
+#pragma unroll
+        for (int e = 0; e < E; ++e) l[mt][e] = 0.0f;
+    }
+    __pipeline_wait_prior(0);
+    __syncthreads();  // q (and tile 0) have landed
+    FragA qf[MT][D / 16];  // the warp's queries, kept in registers
+    const T(*qs)[LDT] = kv[1][0];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int i = 0; i < D / 16; ++i) load_shared(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+
+    const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 reduce row r of an exchange
+    float m[MT];                              // running max (base 2), per query tile's row r
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
+    for (int t = 0; t < tiles; ++t) {
+        const int n0 = t * BN, cur = t % 2;
+        __syncthreads();  // every warp is done with the other stage (tile t - 1, or q)
+        if (t + 1 < tiles) {
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
+            issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
+        }
+        __pipeline_commit();     // an empty batch on the last tile: the count stays right
+        __pipeline_wait_prior(1);  // every batch but the newest: tile t
+        __syncthreads();         // tile t has landed, every thread's pieces of it
+        const T(*ks)[LDT] = kv[cur][0];
+        const T(*vs)[LDT] = kv[cur][1];
+
+        // Scores: MT x 16 queries x BN keys in accumulator fragments; each K fragment loaded
+        // once feeds the warp's MT query tiles.
+        Acc c[MT][BN / 16];
 #pragma unroll
         for (int j = 0; j < BN / 16; ++j) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-            wmma::fill_fragment(c, 0.0f);
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;  // k^T
                 load_shared(kf, &ks[16 * j][16 * i], LDT);
-                wmma::mma_sync(c, qf[i], kf, c);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
             }
-            wmma::store_matrix_sync(&ss[warp][0][16 * j], c, LDS, wmma::mem_row_major);
         }
-        __syncwarp();  // the lanes read what the warp stored
-
-        // The online softmax of row r: this lane's BN / 2 columns, then its neighbour's.
-        float x[BN / 2];
-        float tile_max = -INFINITY;
+        // Scaled and masked in place; each element's max over this lane's BN / 16 fragments,
+        // to the exchange tile at its (row, column).
+        const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
 #pragma unroll
-        for (int c = 0; c < BN / 2; ++c) {
-            const int key = n0 + half * (BN / 2) + c;
-            const bool keep = key < s && (!causal || key <= row);
-            x[c] = keep ? ss[warp][r][half * (BN / 2) + c] * scale_log2 : -INFINITY;
-            tile_max = fmaxf(tile_max, x[c]);
+        for (int mt = 0; mt < MT; ++mt) {
+            const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first query
+            float pmax[E];
+#pragma unroll
+            for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    float x = c[mt][j].x[e] * scale_log2;
+                    const int key = n0 + 16 * j + at[e] % 16;
+                    if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                        x = -INFINITY;
+                    c[mt][j].x[e] = x;
+                    pmax[e] = fmaxf(pmax[e], x);
+                }
+#pragma unroll
+            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
         }
-        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-        // Key 0 is in every row's first tile: m_new is finite from there on, and
-        // exp2f(-inf - m_new) = 0 (the first tile's alpha, and every masked p).
-        const float m_new = fmaxf(m, tile_max);
-        const float alpha = exp2f(m - m_new);  // the old terms, rescaled to the new max
-        float sum = 0.0f;
+        __syncwarp();
+        // Row r's max: its 16 partial maxima, 8 a lane, and the neighbour's. Key 0 is in every
+        // row's first tile: m_new is finite from there on, and exp2f(-inf - m_new) = 0 (the
+        // first tile's alpha, and every masked p).
 #pragma unroll
-        for (int c = 0; c < BN / 2; ++c) {
-            const float p = exp2f(x[c] - m_new);
-            sum += p;
-            ps[warp][r][half * (BN / 2) + c] = from_float<T>(p);  // the tensor cores' operand
+        for (int mt = 0; mt < MT; ++mt) {
+            const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+            const float m_new = fmaxf(m[mt], tile_max);
+            if (half == 0) {
+                st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);  // alpha
+                st[warp][1][16 * mt + r] = m_new;
+            }
+            m[mt] = m_new;
         }
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        l = l * alpha + sum;
-        m = m_new;
-        for (int c = half * (D / 2); c < (half + 1) * (D / 2); ++c) os[warp][r][c] *= alpha;
-        __syncwarp();  // p and the rescaled accumulator, before the warp loads them
-
-        // acc += p . v, 16 columns of D at a time, through the accumulator's float tile.
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
+        __syncwarp();
+        // Per element: its row's alpha and max; rescale, p = exp2(x - max), the sums.
+        FragA pf[MT][BN / 16];
 #pragma unroll
-        for (int i = 0; i < BN / 16; ++i) load_shared(pf[i], &ps[warp][0][16 * i], LDP);
+        for (int mt = 0; mt < MT; ++mt) {
+            float alpha[E], m_e[E];
 #pragma unroll
-        for (int j = 0; j < D / 16; ++j) {
-            wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-            wmma::load_matrix_sync(c, &os[warp][0][16 * j], LDO, wmma::mem_row_major);
+            for (int e = 0; e < E; ++e) {
+                alpha[e] = st[warp][0][16 * mt + at[e] / 16];
+                m_e[e] = st[warp][1][16 * mt + at[e] / 16];
+                l[mt][e] *= alpha[e];
+            }
+#pragma unroll
+            for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    const float p = exp2f(c[mt][j].x[e] - m_e[e]);
+                    l[mt][e] += p;
+                    c[mt][j].x[e] = p;
+                }
+            if (direct) {  // p rounded to T, element for element
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) pf[mt][j].x[e] = from_float<T>(c[mt][j].x[e]);
+            } else {  // through the score tile (float) and the probability tile (T)
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+                    wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], c[mt][j], LDS,
+                                            wmma::mem_row_major);
+                __syncwarp();
+                for (int i = lane; i < 16 * BN; i += 32)
+                    ps[warp][16 * mt + i / BN][i % BN] =
+                        from_float<T>(ss[warp][16 * mt + i / BN][i % BN]);
+                __syncwarp();
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+                    load_shared(pf[mt][j], &ps[warp][16 * mt][16 * j], LDP);
+            }
+        }
+        // acc += p . v: each V fragment loaded once feeds the warp's MT query tiles.
+#pragma unroll
+        for (int j = 0; j < D / 16; ++j)
 #pragma unroll
             for (int i = 0; i < BN / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
                 load_shared(vf, &vs[16 * i][16 * j], LDT);
-                wmma::mma_sync(c, pf[i], vf, c);
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
             }
-            wmma::store_matrix_sync(&os[warp][0][16 * j], c, LDO, wmma::mem_row_major);
-        }
-        __syncwarp();  // the lanes read (and rescale) what the warp stored
+        __syncwarp();  // the exchange tile is free for the next tile's maxima
     }
 
-    // o = acc / l, one rounding; rows past s are not stored.
-    if (row < s) {
-        const float inv_l = 1.0f / l;
-        T *out = o + (long long)row * D;
-        for (int c = half * (D / 2); c < (half + 1) * (D / 2); ++c)
-            out[c] = from_float<T>(os[warp][r][c] * inv_l);
+    // Each row's l: the per-element sums through the exchange tile, lanes 2r, 2r + 1 a row.
+    float l_row[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
+    __syncwarp();
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+        const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+        const float4 a = x4[0], b = x4[1];
+        const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
+        l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+    }
+    __syncwarp();
+    // o = acc / l, BN columns a pass through the score tile; lane (r, half) writes half of row
+    // r's BN columns, one rounding; rows past s are not stored.
+    for (int c0 = 0; c0 < D; c0 += BN) {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+                wmma::store_matrix_sync(&ss[warp][16 * mt][16 * j], acc[mt][c0 / 16 + j], LDS,
+                                        wmma::mem_row_major);
+        __syncwarp();
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const int row = row0 + WM * warp + 16 * mt + r;
+            if (row < s) {
+                const float inv_l = 1.0f / l_row[mt];
+                T *out = o + (long long)row * D + c0;
+                for (int cc = half * (BN / 2); cc < (half + 1) * (BN / 2); ++cc)
+                    out[cc] = from_float<T>(ss[warp][16 * mt + r][cc] * inv_l);
+            }
+        }
+        __syncwarp();
     }
     /// END SOLUTION
 }
 
-// The four kernels the launcher picks from: element type x head dimension.
-#define ATTENTION_KERNEL(NAME, T, D)                                                          \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                    \
+// The four kernels the launcher picks from: element type x head dimension, each with its warps
+// per block and query tiles per warp (d = 64: 4 warps of 2 tiles, 128 queries a block;
+// d = 128: 8 warps of 1 tile, 128 queries).
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT)                                             \
+    extern "C" __global__ void __launch_bounds__(WARPS * 32)                               \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal) \
-    {                                                                                        \
-        attention_tile<T, D>(q, k, v, o, s, scale_log2, causal);                             \
+    {                                                                                      \
+        attention_tile<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64, __nv_bfloat16, 64)
-ATTENTION_KERNEL(attention_kernel_bf16_d128, __nv_bfloat16, 128)
-ATTENTION_KERNEL(attention_kernel_f16_d64, __half, 64)
-ATTENTION_KERNEL(attention_kernel_f16_d128, __half, 128)
+ATTENTION_KERNEL(attention_kernel_bf16_d64, __nv_bfloat16, 64, 4, 2)
+ATTENTION_KERNEL(attention_kernel_bf16_d128, __nv_bfloat16, 128, 8, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d64, __half, 64, 4, 2)
+ATTENTION_KERNEL(attention_kernel_f16_d128, __half, 128, 8, 1)
 """
 
 # %% nbgrader={"grade": false, "grade_id": "attention_cuda", "locked": false, "schema_version": 3, "solution": true}
@@ -732,16 +873,19 @@ attention_kernels_cu = {
     (dtype, d): attention_module.get_function(f"attention_kernel_{name}_d{d}")
     for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "f16")) for d in (64, 128)
 }
+# Per head dimension: (warps per block, 16-query tiles per warp), as ATTENTION_CU instantiates.
+ATTENTION_SHAPES_CU = {64: (4, 2), 128: (8, 1)}
 
 
 def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
                    causal: int) -> None:
-    """o = softmax(q @ k^T / sqrt(d) [causal]) @ v with WMMA: one block of 4 warps per 64
-    queries of a head.
+    """o = softmax(q @ k^T / sqrt(d) [causal]) @ v with WMMA: one block per 128 queries of a
+    head (d = 64: 4 warps of 2 query tiles; d = 128: 8 warps of 1).
 
     Pass the arguments in the kernels' order, as C types: each tensor as
     np.uintp(t.data_ptr()), s and causal as np.int32(...), the scale as np.float32(...); then
-    block=(128, 1, 1), grid=(query tiles, heads) and shared= the bytes of dynamic shared memory.
+    block=(32 warps, 1, 1), grid=(query tiles, heads) and shared= the bytes of dynamic shared
+    memory.
     """
     ### BEGIN SOLUTION
     b, h, s, d = q.shape
@@ -750,12 +894,13 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert all(t.is_contiguous() for t in (q, k, v, o)), "q, k, v and o must be contiguous"
     assert all(t.dtype == q.dtype for t in (k, v, o)), "q, k, v and o: one dtype"
     assert (q.dtype, d) in attention_kernels_cu, f"{q.dtype}, head dim {d}: no kernel for it"
-    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need aligned rows"
+    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte copies need aligned rows"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
-    bm, bn, warps = 64, 64, 4  # BM, BN, WARPS in ATTENTION_CU
-    # ks, vs: bn x (d + 8) elements each; per warp 16 x (bn + 4) floats, 16 x (bn + 8)
-    # elements, 16 x (d + 4) floats.
-    smem = 2 * bn * (d + 8) * 2 + warps * 16 * ((bn + 4) * 4 + (bn + 8) * 2 + (d + 4) * 4)
+    warps, tiles = ATTENTION_SHAPES_CU[d]
+    bn = 64  # BN in ATTENTION_CU
+    # Two stages of K and V, bn x (d + 8) elements each; per warp, per query tile: 16 x (bn + 4)
+    # floats (scores), 16 x (bn + 8) elements (p), 2 x 16 floats (alpha, max).
+    smem = 2 * 2 * bn * (d + 8) * 2 + warps * tiles * 16 * ((bn + 4) * 4 + (bn + 8) * 2 + 2 * 4)
     attention_kernels_cu[(q.dtype, d)](
         np.uintp(q.data_ptr()),
         np.uintp(k.data_ptr()),
@@ -765,8 +910,8 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
         np.float32(1.4426950408889634 / math.sqrt(d)),  # log2(e) / sqrt(d)
         np.int32(causal),
         block=(32 * warps, 1, 1),
-        grid=(triton.cdiv(s, bm), b * h),
-        shared=smem,  # 62464 or 95232 bytes, over 48 KiB: SourceModule's launch opts in
+        grid=(triton.cdiv(s, 16 * tiles * warps), b * h),
+        shared=smem,  # 91136 or 123904 bytes, over 48 KiB: SourceModule's launch opts in
     )
     ### END SOLUTION
 

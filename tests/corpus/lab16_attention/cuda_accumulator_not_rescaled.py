@@ -2,14 +2,17 @@
 # exercise: attention
 # status: fail
 # reason: elements differ
-# (the accumulator's rows in shared memory never multiplied by alpha: l follows the running
-#  max, the sums of p . v already in the accumulator do not. Right where a head is one K/V
-#  tile long (s <= 64), wrong on the rows whose max moves in a later tile: on standard-normal
-#  scores it moves little (a few hundred elements off by about 1e-2 at s = 80), with q scaled
-#  by 40 (a hidden shape) by tens, and the old terms then outweigh the new ones entirely.)
+# (the accumulator's fragments never multiplied by alpha: l follows the running max, the sums
+#  of p . v already in the accumulator do not. Right where a head is one K/V tile long
+#  (s <= 64), wrong on the rows whose max moves in a later tile: on standard-normal scores it
+#  moves little (a few hundred elements off by about 1e-2 at s = 80), with q scaled by 40 (a
+#  hidden shape) by tens, and the old terms then outweigh the new ones entirely.)
 
 # %% edit attention_cu
 # <<<
-#         for (int c = half * (D / 2); c < (half + 1) * (D / 2); ++c) os[warp][r][c] *= alpha;
+# #pragma unroll
+#             for (int j = 0; j < D / 16; ++j)
+# #pragma unroll
+#                 for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
 # ===
 # >>>
