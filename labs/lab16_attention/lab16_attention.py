@@ -419,38 +419,72 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 
 
 # %% [markdown]
-# ### CUDA C: WMMA fragments, K/V tiles in shared memory, statistics per row
+# ### CUDA C: WMMA fragments, K/V tiles in shared memory, the softmax in the fragments
 #
-# One block per 64 queries of one head (`blockIdx.x` the query tile, `blockIdx.y` the head),
-# **4 warps, 16 queries each**. The block streams the head's keys and values through shared
-# memory 64 at a time; each warp runs the online softmax for its own 16 rows.
+# One block per 128 queries of one head (`blockIdx.x` the query tile, `blockIdx.y` the head).
+# At `d = 64` **4 warps of two 16-query tiles** each, at `d = 128` **8 warps of one**. The
+# block streams the head's keys and values through shared memory 64 at a time,
+# **double-buffered with cp.async** (lab 10): the copies of tile `t + 1` fly while the warps
+# multiply tile `t`. Each warp runs the online softmax for its own queries, **in registers**.
 #
 # | call | here |
 # |---|---|
-# | `wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];` | the warp's 16 queries, `d` wide: loaded once, kept in registers |
+# | `wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];` | the warp's queries, `d` wide: loaded once, kept in registers |
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;` | a 16 × 16 block of `kᵀ` (16 of `d` by 16 keys): `kᵀ` is `k` read column-major, `&ks[16 j][16 i]`, `ldm` the shared row |
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;` | 16 keys × 16 of `d` of `v`, row-major |
-# | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;` | the float32 sums |
+# | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;` | float32 sums; `c.x[e]`, `e < c.num_elements`, this lane's elements |
 # | `wmma::store_matrix_sync(ptr, c, ldm, wmma::mem_row_major)`, `wmma::load_matrix_sync(c, ptr, ldm, wmma::mem_row_major)` | an accumulator to and from shared memory |
 # | `load_shared(f, ptr, ldm)` (given in the cell) | `load_matrix_sync` of an operand fragment in shared memory: nvcc 13 compiles a bfloat16 one to four 4-byte loads through generic addresses, where `load_shared` is one `ldmatrix` (lab 15) |
+# | `__pipeline_memcpy_async(dst, src, 16, zeros)`, `__pipeline_commit()`, `__pipeline_wait_prior(n)` | cp.async (`<cuda_pipeline.h>`, lab 10): a 16-byte copy into shared memory, of which the last `zeros` bytes are filled with zeros instead |
 #
 # `T` is `__nv_bfloat16` or `__half`: write the block once, as a template
-# `template <typename T, int D> attention_tile(...)`, and instantiate it in four kernels
-# (given): `attention_kernel_bf16_d64`, `..._bf16_d128`, `..._f16_d64`, `..._f16_d128`.
+# `template <typename T, int D, int WARPS, int MT> attention_tile(...)` (`MT`: query tiles a
+# warp), instantiated in four kernels (given): `attention_kernel_bf16_d64` (4 warps, 2 tiles),
+# `..._bf16_d128` (8, 1), `..._f16_d64`, `..._f16_d128`.
 #
-# **Why the scores go through shared memory.** Which elements of a 16 × 16 accumulator a lane
-# holds is unspecified, so a lane cannot take the max of "its" row in registers. Each warp
-# stores its 16 × 64 scores to a float **scratch tile** of its own, `__syncwarp()`, and then
-# lanes `2r` and `2r + 1` take row `r`, 32 columns each: their max and sum combine with one
-# `__shfl_xor_sync(0xffffffff, x, 1)`. The two lanes keep the row's `m` and `l` in registers,
-# and write `p`, rounded to `T`, to a second scratch tile, from which the warp loads `matrix_a`
-# fragments for `p · v`.
+# **Why the softmax stays in the fragments.** The first design that comes to mind stores each
+# warp's 16 × 64 scores to a shared scratch tile, lets lanes `2r` and `2r + 1` take row `r`'s
+# max and sum there, writes `p` back to shared memory for the `matrix_a` loads, and keeps the
+# `16 × d` accumulator in shared memory too, since rescaling it by `alpha` is per row. It is
+# correct, and ran at 0.38x to 0.42x of this lab's reference on an H100 (2026-12-06): every
+# tile, the scores, `p` and the accumulator make a round trip through shared memory, where the
+# reference keeps them in registers. The obstacle is that WMMA does not say which row and column
+# a lane's element `c.x[e]` is. It says enough, though: every accumulator fragment of one shape
+# and type in one kernel has **one map** from `e` to a position (`mma_sync`, the loads and the
+# stores agree on it). So a warp **learns it** once: it writes a 16 × 16 tile of the numbers
+# `16 row + column` to shared memory and loads it as an accumulator; then `at[e] = (int)map.x[e]`
+# says that element `e` of this lane, in every score fragment, is row `at[e] / 16`, column
+# `at[e] % 16`. With that:
 #
-# **The accumulator in shared memory, too.** Rescaling by `alpha` is per row, so the same
-# problem: keep each warp's `16 × d` output accumulator in a float tile of shared memory. Per
-# K/V tile the row's two lanes multiply its row by `alpha`; then for each 16 columns of `d`
-# the warp loads the accumulator fragment from it (`load_matrix_sync(c, &os[warp][0][16 j],
-# ldm, wmma::mem_row_major)`), adds `p · v` to it, and stores it back.
+# - **Masks** are per element: key `n0 + 16 j + at[e] % 16` of fragment `j`, query
+#   `row_t + at[e] / 16` (`row_t` the query tile's first).
+# - **A row's max** is spread over the lanes. Each lane folds its `BN / 16` fragments into one
+#   partial max per element, `pmax[e]`, and writes it to an **exchange tile** (16 × 16 floats
+#   per query tile, in the score tile's space) at `(at[e] / 16, at[e] % 16)`: every position is
+#   written by exactly one lane. After `__syncwarp()` lanes `2r`, `2r + 1` read row `r`'s 16
+#   partial maxima, 8 each (two `float4`), combine with one `__shfl_xor_sync(0xffffffff, x, 1)`,
+#   and write the row's `alpha = exp2f(m - m_new)` and `m_new` to a per-warp array of 2 × 16
+#   floats per query tile; after `__syncwarp()` each element reads its row's.
+# - **The accumulator** is rescaled in place, `acc[j].x[e] *= alpha[e]`: its elements have the
+#   same map.
+# - **The row sums** `l` are kept per element (`l[e] = l[e] * alpha[e] + p`, over this lane's
+#   columns of the row) and summed across lanes once, after the loop, through the exchange tile.
+# - **`p` into `p · v`.** A `matrix_a` fragment of `T` may hold its elements in the same map as
+#   an accumulator; then `pf[j].x[e] = from_float<T>(c[j].x[e])` is the operand, with no shared
+#   memory at all. Check it at run time, as the map is learnt: load the same number tile, as
+#   `T`, into a `matrix_a` fragment and compare element for element (`__all_sync` over the
+#   warp). It holds for bfloat16 on an H100 (and on the CPU backend); where it does not (float16
+#   on the CPU backend), `p` goes through the score tile and a probability tile of `T`, as in
+#   the first design.
+#
+# **Two query tiles a warp** (`d = 64`): each K or V fragment a warp loads from shared memory
+# feeds two `mma_sync`s, one per query tile: half the shared-memory traffic per product, which
+# is what bounds a warp of one tile. At `d = 128` two tiles need more than 255 registers (the
+# `q` fragments and the accumulators alone take 256): 8 warps of one tile there.
+#
+# **Causal heads** stop at the diagonal (`end = min(s, row0 + BM)`), and run their **last query
+# tile first**: `row0 = (causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BM`, as in the
+# Triton kernel (Hint 2 there).
 #
 # **Shared memory**, dynamic (`extern __shared__ __align__(128) unsigned char smem[];`), each
 # row padded by 16 bytes so that the 8 rows a fragment load reads at once fall in different
@@ -458,60 +492,83 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 #
 # | tile | shape | element | bytes at `d = 64` / `128` |
 # |---|---|---|---|
-# | `ks` (keys; `q` before the loop) | 64 × (`d` + 8) | `T` | 9216 / 17408 |
-# | `vs` (values) | 64 × (`d` + 8) | `T` | 9216 / 17408 |
-# | `ss[4]` (scores) | 16 × (64 + 4) per warp | `float` | 17408 |
-# | `ps[4]` (probabilities) | 16 × (64 + 8) per warp | `T` | 9216 |
-# | `os[4]` (output accumulator) | 16 × (`d` + 4) per warp | `float` | 17408 / 33792 |
+# | `kv[2][2]` (2 stages of keys and values; `q` in stage 1 before the loop) | 64 × (`d` + 8) each | `T` | 36864 / 69632 |
+# | `ss` (scores; the exchange tile) | 16 `MT` × (64 + 4) per warp | `float` | 34816 |
+# | `ps` (probabilities, where `p` cannot stay in registers) | 16 `MT` × (64 + 8) per warp | `T` | 18432 |
+# | `st` (each row's `alpha` and max) | 2 × 16 `MT` per warp | `float` | 1024 |
 #
-# 62464 bytes at `d = 64`, 95232 at `d = 128`: past 48 KiB, which SourceModule's launch opts in
-# to. `q` enters through `ks`: its last tile's rows past `s` must read as zeros, which a fragment
-# loaded straight from global memory cannot promise.
+# 91136 bytes at `d = 64`, 123904 at `d = 128`: past 48 KiB, which SourceModule's launch opts
+# in to. `q` enters through stage 1: its last tile's rows past `s` must read as zeros, which a
+# fragment loaded straight from global memory cannot promise.
 #
-# <details><summary>Hint 1 — loading a tile</summary>
+# <details><summary>Hint 1 — copying a tile</summary>
 #
-# A function for 64 rows of a head from `row0`: 16-byte pieces (`uint4`, 8 elements), piece
-# `p = threadIdx.x, threadIdx.x + 128, ...` is row `p / (D / 8)`, columns `8 (p % (D / 8))`:
-# neighbouring threads read neighbouring 16 bytes. A row past `s` stores
-# `make_uint4(0, 0, 0, 0)`. The head starts at `(long long)blockIdx.y * s * D`; rows of `d`
-# elements are 16-byte aligned (`d` is a multiple of 8 and torch's allocations are aligned).
+# A function `issue_rows<T, D, ROWS, THREADS>(tile, head, row0, s)` for `ROWS` rows of a head
+# from `row0`: 16-byte pieces (8 elements), piece `p = threadIdx.x, threadIdx.x + THREADS, ...`
+# is row `p / (D / 8)`, columns `8 (p % (D / 8))`: neighbouring threads copy neighbouring 16
+# bytes. `__pipeline_memcpy_async(&tile[r][c], src, 16, inside ? 0 : 16)`: a row past `s`
+# copies nothing and fills 16 bytes of zeros (pass the head's start as its `src`, never read).
+# The head starts at `(long long)blockIdx.y * s * D`.
 # </details>
 #
-# <details><summary>Hint 2 — the loop's barriers</summary>
+# <details><summary>Hint 2 — the pipeline and its barriers</summary>
 #
-# Before the loop: load `q` into `ks`, `__syncthreads()`, each warp loads its `D / 16`
-# fragments from `&ks[16 warp][16 i]`. Per K/V tile: `__syncthreads()` (every warp is done
-# reading the previous tile, and `q`), load `ks` and `vs`, `__syncthreads()` (they have
-# landed). Inside a warp, `__syncwarp()` between the lanes' writes to a scratch tile and the
-# warp's reads of it, in both directions. "depends on thread order": one of the two block
-# barriers missing.
+# Before the loop: tile 0's keys and values into stage 0, `__pipeline_commit()`; the block's
+# queries into stage 1's key tile, `__pipeline_commit()`; learn the maps (Hint 3);
+# `__pipeline_wait_prior(0)`, `__syncthreads()`, each warp loads its `q` fragments from
+# `&qs[16 MT warp + 16 mt][16 i]`. Per tile `t` (stage `t % 2`): `__syncthreads()` (every warp
+# is done with the other stage: tile `t - 1`, or `q`); copies of tile `t + 1` into the other
+# stage if there is one; `__pipeline_commit()` always (an empty batch keeps the count);
+# `__pipeline_wait_prior(1)` (all batches but the newest: tile `t`); `__syncthreads()`: the
+# wait covers this thread's copies only, the barrier everyone's. "depends on thread order":
+# that barrier missing.
 # </details>
 #
-# <details><summary>Hint 3 — the scores and the statistics</summary>
+# <details><summary>Hint 3 — learning the maps</summary>
 #
-# For each 16 keys `j`: `fill_fragment(c, 0.0f)`, for each 16 of `d` `i`:
-# `mma_sync(c, qf[i], kf, c)` with `kf` from `&ks[16 j][16 i]`; store `c` to
-# `&ss[warp][0][16 j]`. Then lane `(r, half)` = `(lane / 2, lane % 2)`, query
-# `row = row0 + 16 warp + r`, for its 32 columns `col`: `x = ss[warp][r][col] * scale_log2`,
-# or `-INFINITY` where `key = n0 + col` is `≥ s` or (causal) `> row`. Max over its columns,
-# `fmaxf` with the neighbour's; `m_new = fmaxf(m, that)`, `alpha = exp2f(m - m_new)`,
-# `p = exp2f(x - m_new)` into `ps` and the sum, the neighbour's added; `l = l * alpha + sum`.
+# Lanes write `ss[warp][i / 16][i % 16] = (float)i` and `ps[warp][i / 16][i % 16] =
+# from_float<T>((float)i)` for `i = lane, lane + 32, ...` below 256 (exact in both types);
+# `__syncwarp()`; `load_matrix_sync` of an accumulator from `&ss[warp][0][0]` (`ldm` 68) gives
+# `at[e]`; `load_shared` of a `matrix_a` fragment from `&ps[warp][0][0]` (`ldm` 72), compared
+# with `at` where `num_elements` agree (`if constexpr`), gives `same`;
+# `direct = __all_sync(0xffffffff, same)`; `__syncwarp()` before the tiles are reused.
 # </details>
 #
-# <details><summary>Hint 4 — p · v, and the end</summary>
+# <details><summary>Hint 4 — scores and their maxima</summary>
 #
-# The lane multiplies its half of row `r` of `os[warp]` by `alpha`; `__syncwarp()`; load the
-# 4 `matrix_a` fragments of `p` from `&ps[warp][0][16 i]`; for each 16 of `d` `j`: load the
-# accumulator from `&os[warp][0][16 j]`, `mma_sync` with `vf` from `&vs[16 i][16 j]` for each
-# `i`, store it back. After the loop (causal: it ends at `min(s, row0 + 64)`), a lane writes its
-# half of row `row` (if `row < s`): `os[warp][r][c] / l`, rounded with `__float2bfloat16_rn` or
-# `__float2half_rn` (a template function `from_float<T>` picks the one).
+# For each 16 keys `j`: the fragments `c[mt][j]`, filled with 0, then for each 16 of `d` `i`
+# one `kf` from `&ks[16 j][16 i]` and `mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j])` for each
+# query tile. Then per element: `x = c.x[e] * scale_log2`, `-INFINITY` where its key is `≥ s`
+# or (causal) after its query, back into `c.x[e]`; `pmax[e] = fmaxf(pmax[e], x)` over `j`. A
+# tile needs the mask only if `n0 + 64 > s` or (causal) `n0 + 64 > row0`: decide that once per
+# tile. Then the exchange (above). Key 0 is in every row's first tile: `m_new` is finite from
+# there on, and `exp2f(-inf - m_new) = 0` (the first tile's `alpha`, and every masked `p`).
 # </details>
 #
-# <details><summary>Hint 5 — the launcher</summary>
+# <details><summary>Hint 5 — p, and p · v</summary>
 #
-# Pick the kernel by dtype and `d`; `block=(128, 1, 1)`, `grid=(cdiv(s, 64), b * h)` (`b · h`
-# at most 65535, gridDim.y's limit), `shared=` the table's bytes. The scale in base 2:
+# Per query tile: read `alpha[e]` and `m_e[e]` of each element's row from `st`; `l[e] *=
+# alpha[e]`; every accumulator fragment's `x[e] *= alpha[e]`; `p = exp2f(c.x[e] - m_e[e])`,
+# `l[e] += p`, `c.x[e] = p`; then `pf[mt][j]` directly, or through `ss` (`store_matrix_sync`),
+# `ps` (the lanes round each element) and `load_shared`, with `__syncwarp()` between. Then for
+# each 16 of `d` `j` and 16 keys `i`: one `vf` from `&vs[16 i][16 j]`, `mma_sync(acc[mt][j],
+# pf[mt][i], vf, acc[mt][j])` for each query tile. "elements differ" where `s > 64` only: the
+# accumulator (or `l`) not rescaled.
+# </details>
+#
+# <details><summary>Hint 6 — the end</summary>
+#
+# `l[e]` to the exchange tile at its position, `__syncwarp()`, lanes `2r`, `2r + 1` sum row
+# `r`'s 16 values and the neighbour's. Then `o`, 64 columns a pass: `store_matrix_sync` of the
+# accumulator fragments `c0 / 16 ...` to `ss[warp]`, `__syncwarp()`, lane `(r, half)` writes
+# columns `c0 + 32 half ...` of its query (if `< s`): `ss[warp][16 mt + r][c] / l`, rounded with
+# `from_float<T>`; `__syncwarp()` before the next pass.
+# </details>
+#
+# <details><summary>Hint 7 — the launcher</summary>
+#
+# Pick the kernel by dtype and `d`; `block=(32 warps, 1, 1)`, `grid=(cdiv(s, 128), b * h)`
+# (`b · h` at most 65535, gridDim.y's limit), `shared=` the table's bytes. The scale in base 2:
 # `np.float32(log2(e) / sqrt(d))`; `causal` as `np.int32`.
 # </details>
 
