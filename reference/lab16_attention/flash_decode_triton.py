@@ -25,6 +25,7 @@ import math
 import torch
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 from grader.lab.reference import shared
 
@@ -35,8 +36,13 @@ PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
 NUM_WARPS = 2
 NUM_STAGES = 2
+# PDL: the combine launched as a programmatic dependent launch (Hopper): its programs start
+# while the split pass runs, once every split program has begun, and wait in gdc_wait for the
+# split pass to finish and its partials to be visible; the gap between the two launches, a few
+# microseconds of a 45-microsecond call at b = 1, goes. Not on the CPU (no such launch there).
+PDL = False
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
-        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5)}
+        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5), "PDL": (False, True)}
 
 
 # The online softmax over a range of keys: attention's (attention_triton.py), without its causal
@@ -47,7 +53,9 @@ _tiles = shared(__file__, "attention_triton")._tiles
 @triton.jit
 def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr, s, keys_per_split,
                   qk_scale, GROUP: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr,
-                  BLOCK_N: tl.constexpr, TAIL: tl.constexpr):
+                  BLOCK_N: tl.constexpr, TAIL: tl.constexpr, PDL: tl.constexpr):
+    if PDL:  # the combine may launch now: it waits for this grid in gdc_wait
+        gdc_launch_dependents()
     split = tl.program_id(axis=0)
     kv_j = tl.program_id(axis=1)
     seq = tl.program_id(axis=2)
@@ -82,7 +90,9 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
 
 @triton.jit
 def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, splits,
-                          HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr):
+                          HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr, PDL: tl.constexpr):
+    if PDL:  # launched before the split pass ended: wait for it, and for its partials
+        gdc_wait()
     head = tl.program_id(axis=0)
     offs_s = tl.arange(0, BLOCK_S)
     offs_d = tl.arange(0, HEAD_DIM)
@@ -108,6 +118,7 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     assert d in (64, 128), f"head dim {d}"
     group = hq // hkv
     bn = BLOCK_N
+    pdl = PDL and q.is_cuda
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
     splits = min(triton.cdiv(PROGRAMS_PER_SM * sms, b * hkv), triton.cdiv(s, bn), MAX_SPLITS)
     keys_per_split = triton.cdiv(triton.cdiv(s, splits), bn) * bn
@@ -118,6 +129,7 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     flash_decode_kernel[(splits, hkv, b)](
         q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
         GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
-        TAIL=s % bn != 0, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        TAIL=s % bn != 0, PDL=pdl, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
-                                           BLOCK_S=triton.next_power_of_2(splits), num_warps=4)
+                                           BLOCK_S=triton.next_power_of_2(splits), PDL=pdl,
+                                           num_warps=4, **({"launch_pdl": True} if pdl else {}))
