@@ -9,6 +9,17 @@
 // per query tile: half the fragment traffic per FLOP, which bounds MT = 1 (a warp reads the
 // whole K and V tiles for 16 queries). Causal blocks stop at the diagonal.
 //
+// At d 128, MT = 2 does not fit 255 registers with q's fragments held (64 registers of
+// bfloat16, beside the 2 x 8 accumulator fragments' 128): there (QS) the q tile keeps its own
+// shared memory for the whole loop, and each K/V tile the warp loads q's fragments again, 16
+// columns (MT fragments) at a time, against the BN / 16 K fragments of those columns. With BN
+// 32 (or 16) the score and probability fragments take half (a quarter) of 64 keys' registers.
+// A warp then loads q, K and V fragments, 3 x 8 KiB, for 32 queries x 32 keys (QS, BN 32), where
+// MT = 1 loads K and V, 2 x 16 KiB, for 16 queries x 64 keys: the same products, 3/4 of the
+// traffic. LAZY: a query tile's accumulator is rescaled only in K/V tiles where one of its 16
+// row maxima moved (a warp-uniform branch; elsewhere every alpha is exactly 1). The rescale
+// comes once a K/V tile: per key, twice as often at BN 32 as at 64.
+//
 // The scores, the online softmax (float32, base 2) and the probabilities stay in registers, as
 // accumulator fragments, and so does the 16 x D output accumulator; only each row's statistics
 // pass through shared memory. WMMA leaves a fragment's element -> (row, column) map
@@ -40,7 +51,6 @@
 #include <mma.h>
 using namespace nvcuda;
 
-#define BN 64     // keys per K/V tile
 #define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
 #define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
 
@@ -107,26 +117,33 @@ template <> __device__ __forceinline__ __half from_float(float x) { return __flo
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
-// Shared memory: 2 stages x {BN keys, BN values} of T (q passes through stage 1's before the
-// loop), then per warp 16 MT x (BN + PAD_F) float scores (the exchange tile, and the scores
-// where p cannot stay in registers), 16 MT x (BN + PAD_T) T probabilities, and 2 x 16 MT float
-// rescale factors and maxima. smem_bytes in attention_cuda.py.
-template <typename T, int D, int WARPS, int MT>
+// Shared memory: 2 stages x {BN keys, BN values} of T, the q tile (BM rows of T: with QS its own,
+// kept for the whole loop; else it starts at stage 1's and runs past the stages where BM > 2 BN,
+// read once before the loop), then per warp 16 MT x (BN + PAD_F) float scores (the exchange
+// tile, and the scores where p cannot stay in registers), 16 MT x (BN + PAD_T) T probabilities,
+// and 2 x 16 MT float rescale factors and maxima. smem_bytes in attention_cuda.py.
+template <typename T, int D, int WARPS, int MT, int BN, bool QS, bool LAZY>
 __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o,
                                                int s, float scale_log2, int causal)
 {
     constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T;
-    static_assert(BM <= 2 * BN, "q's tile passes through one stage of K and V");
+    // Rows of LDT T: the stages, 4 BN; the q tile from Q0 on; the per-warp tiles after both.
+    constexpr int Q0 = QS ? 4 * BN : 2 * BN;
+    constexpr int ROWS = Q0 + BM > 4 * BN ? Q0 + BM : 4 * BN;
+    static_assert(BN % 16 == 0 && BN >= 16, "whole 16 x 16 fragments; a 16-wide exchange tile");
     static_assert(D % BN == 0, "o leaves through the score tile, BN columns a pass");
     extern __shared__ __align__(128) unsigned char smem[];
     T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
-    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);  // scores; exchange
+    T(*qs)[LDT] = reinterpret_cast<T(*)[LDT]>(smem) + Q0;            // [query][:]
+    float(*ss)[WM][LDS] =
+        reinterpret_cast<float(*)[WM][LDS]>(reinterpret_cast<T(*)[LDT]>(smem) + ROWS);
     T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
     float(*st)[2][WM] = reinterpret_cast<float(*)[2][WM]>(ps + WARPS);  // [warp][alpha, max][row]
     using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
     using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major>;
+    using FragK = wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major>;
     constexpr int E = Acc::num_elements;
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -143,7 +160,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
     issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
     __pipeline_commit();
-    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    issue_rows<T, D, BM, THREADS>(qs, q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
     // The maps: a 16 x 16 tile of element numbers (exact in float and in T up to 255) loaded
     // as an accumulator and as a matrix_a fragment.
@@ -181,16 +198,20 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     }
     __pipeline_wait_prior(0);
     __syncthreads();
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];
-    const T(*qs)[LDT] = kv[1][0];
+    // Without QS, this warp's q fragments in registers for the whole loop (qs is overwritten by
+    // K/V tile 1); with QS, loaded from qs again for each K/V tile (qf: one fragment, unused).
+    FragA qf[QS ? 1 : MT][QS ? 1 : D / 16];
+    if constexpr (!QS) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
+        for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int i = 0; i < D / 16; ++i)
-            load_fragment(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+            for (int i = 0; i < D / 16; ++i)
+                load_fragment(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+    }
 
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 own row r's max
     float m[MT];
+    bool moved[MT];  // with LAZY: whether any of the query tile's 16 maxima moved this K/V tile
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
     for (int t = 0; t < tiles; ++t) {
@@ -207,16 +228,39 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         const T(*vs)[LDT] = kv[cur][1];
 
         Acc c[MT][BN / 16];
+        if constexpr (QS) {  // 16 columns of q at a time (MT fragments), against every key
 #pragma unroll
-        for (int j = 0; j < BN / 16; ++j) {
+            for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
+                for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
-                load_fragment(kf, &ks[16 * j][16 * i], LDT);
+                FragA qi[MT];
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
+                for (int mt = 0; mt < MT; ++mt)
+                    load_fragment(qi[mt], &qs[WM * warp + 16 * mt][16 * i], LDT);
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j) {
+                    FragK kf;
+                    load_fragment(kf, &ks[16 * j][16 * i], LDT);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        wmma::mma_sync(c[mt][j], qi[mt], kf, c[mt][j]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j) {
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
+#pragma unroll
+                for (int i = 0; i < D / 16; ++i) {
+                    FragK kf;
+                    load_fragment(kf, &ks[16 * j][16 * i], LDT);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
+                }
             }
         }
         const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
@@ -253,6 +297,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);
                 st[warp][1][16 * mt + r] = m_new;
             }
+            if constexpr (LAZY) moved[mt] = __any_sync(0xffffffffu, m_new != m[mt]);
             m[mt] = m_new;
         }
         __syncwarp();
@@ -266,10 +311,12 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 m_e[e] = st[warp][1][16 * mt + at[e] / 16];
                 l[mt][e] *= alpha[e];
             }
+            if (!LAZY || moved[mt]) {  // else every alpha is 1
 #pragma unroll
-            for (int j = 0; j < D / 16; ++j)
+                for (int j = 0; j < D / 16; ++j)
 #pragma unroll
-                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+            }
 #pragma unroll
             for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
@@ -347,23 +394,39 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     }
 }
 
-// attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>: _t1 one 16-query tile a warp, _t2 two (4 warps:
-// q passes through one stage of K and V, 2 BN rows): every combination the launcher may pick.
-#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT)                                                \
+// attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>[_n<BN>][_qs][_lazy]: _t1 one 16-query tile a
+// warp, _t2 two (4 warps); _n<BN> keys per K/V tile where not 64; _qs q's fragments loaded from
+// the q tile for each K/V tile (QS) instead of held in registers; _lazy the accumulator
+// rescaled only where a row's max moved (LAZY, d 128 only). Every combination the launcher may
+// pick: 2 tiles at d 64 hold q in registers (q passes through stage 1, 2 BN rows); at d 128
+// they take _qs and 32 or 16 keys a tile (q in registers, or 64 keys, spill there).
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT, BN, QS, LAZY)                                  \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
     {                                                                                         \
-        attention_tile<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                   \
+        attention_tile<T, D, WARPS, MT, BN, QS, LAZY>(q, k, v, o, s, scale_log2, causal);       \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1, __nv_bfloat16, 128, 4, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1, __nv_bfloat16, 128, 8, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t1, __half, 64, 4, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8_t1, __half, 64, 8, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1, __half, 128, 4, 1)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1, __half, 128, 8, 1)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t2, __nv_bfloat16, 64, 4, 2)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2, __nv_bfloat16, 128, 4, 2)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t2, __half, 64, 4, 2)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2, __half, 128, 4, 2)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1, __nv_bfloat16, 128, 4, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1, __nv_bfloat16, 128, 8, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t2, __nv_bfloat16, 64, 4, 2, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t1, __half, 64, 4, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8_t1, __half, 64, 8, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1, __half, 128, 4, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1, __half, 128, 8, 1, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t2, __half, 64, 4, 2, 64, false, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1_lazy, __nv_bfloat16, 128, 4, 1, 64, false, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1_lazy, __nv_bfloat16, 128, 8, 1, 64, false, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n32_qs, __nv_bfloat16, 128, 4, 2, 32, true, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n32_qs_lazy, __nv_bfloat16, 128, 4, 2, 32, true,
+                 true)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n16_qs, __nv_bfloat16, 128, 4, 2, 16, true, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n16_qs_lazy, __nv_bfloat16, 128, 4, 2, 16, true,
+                 true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1_lazy, __half, 128, 4, 1, 64, false, true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1_lazy, __half, 128, 8, 1, 64, false, true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n32_qs, __half, 128, 4, 2, 32, true, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n32_qs_lazy, __half, 128, 4, 2, 32, true, true)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n16_qs, __half, 128, 4, 2, 16, true, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n16_qs_lazy, __half, 128, 4, 2, 16, true, true)

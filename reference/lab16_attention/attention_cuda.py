@@ -7,7 +7,11 @@ diagonal. Target (lab.toml): 0.4x torch's fused attention at s = 4096; students 
 (0.41x: met), 204 / 183 at d 128 (0.31x / 0.32x: missed). What bounds d 128: a warp of one
 query tile owns 16 queries and reads the whole K and V tiles from shared memory as fragments,
 32 KiB per tile for 0.5 MFLOP, 16 FLOP a byte where shared memory serves about 128 bytes a
-clock; two query tiles a warp (the d 64 winner) need more than 255 registers at d 128.
+clock; two query tiles a warp (the d 64 winner) need more than 255 registers at d 128 with
+q's fragments held. Designs for the sweep at d 128, not yet measured on a GPU: two query tiles
+a warp with q's fragments loaded from shared memory each K/V tile, 32 or 16 keys a tile
+(D128_TILES = 2, D128_T2_BN), and the accumulator rescaled only where a row's max moved
+(D128_LAZY).
 """
 
 import math
@@ -30,25 +34,52 @@ D64_WARPS = 4
 D128_WARPS = 8
 # 16-query tiles per warp, per head dimension (attention.cu's MT): 2, every K and V fragment
 # loaded from shared memory feeds two products, at 4 warps (128 queries a block) whatever
-# D*_WARPS says. ptxas (nvcc 13, sm_90), bfloat16: 1 tile 164 registers at d 64, 223 / 224 at
-# d 128 with 4 / 8 warps; 2 tiles 252 at d 64 and, at d 128, 255 and a 912-byte spill. Swept on
-# an H100 (2026-12-06, full / causal, TFLOP/s): d 64 2 tiles 196 / 167, 1 tile 172 / 162; d 128
-# 1 tile 201 / 181 (8 warps). Designs that kept the scores, or the accumulator too, in shared
-# memory ran 104-165 (docs/perf-labs13-16.md).
+# D*_WARPS says. ptxas (nvcc 13.0, sm_90), bfloat16: 1 tile 166 / 162 registers at d 64 with
+# 4 / 8 warps, 230 / 225 at d 128; 2 tiles 251 at d 64. At d 128, 2 tiles with q's fragments in
+# registers need 255 and spill 952 bytes: 2 tiles there take q from shared memory instead, with
+# fewer keys a K/V tile (D128_T2_BN below). Swept on an H100 (2026-12-06, full / causal,
+# TFLOP/s): d 64 2 tiles 196 / 167, 1 tile 172 / 162; d 128 1 tile 201 / 181 (8 warps).
+# Designs that kept the scores, or the accumulator too, in shared memory ran 104-165, and 2
+# tiles at d 128 with q from shared memory at 64 keys a K/V tile (one block an SM) 149
+# (docs/perf-labs13-16.md).
 D64_TILES = 2
 D128_TILES = 1
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2)}
-BN = 64  # keys per K/V tile, as attention.cu's
+# Keys per K/V tile of the 2-tile kernels at d 128 (attention.cu's BN; 64 everywhere else), whose
+# q fragments come from a shared q tile for each K/V tile (attention.cu's QS). ptxas (nvcc 13.0,
+# sm_90), bfloat16, 2 tiles at d 128: q in registers spills 952 / 300 / 204 bytes at 64 / 32 /
+# 16 keys, q from shared memory 176 at 64 keys; these: 249 registers at 32 keys, 237 at 16
+# (both dtypes), no spill. With 128 threads, 2 blocks (8 warps) an SM by registers (2 / 3 by
+# shared memory: 97 / 68 KiB a block, 1 KiB more reserved). Per K/V tile a warp loads q's, K's
+# and V's fragments for 32 queries: at 32 keys 21 FLOP a byte of shared memory, 4/3 of 1 tile's
+# 16 (64 keys, q held); at 16 keys 16, q loaded twice as often per key. The accumulator's
+# rescale comes once a K/V tile, twice (32) or four times (16) as often per key as at 64
+# (D128_LAZY). Not yet measured on a GPU.
+D128_T2_BN = 32
+# At d 128, whether a warp rescales a query tile's accumulator only in K/V tiles where one of
+# the tile's 16 row maxima moved (attention.cu's LAZY; exact: alpha is 1 where the max stays).
+# A rescale is 64 multiplies a lane: as many instructions as the query tile's p . v has HMMAs
+# (2 a 16 x 16 x 16 mma_sync) at 64 keys a K/V tile, twice as many at 32, four times at 16.
+# With independent scores the chance that none of 16 row maxima moves at the t-th K/V tile is
+# about exp(-16 / t): over half of them past the 23rd K/V tile. ptxas: 221 / 222 registers
+# (bfloat16, 4 / 8 warps, 1 tile), 249 (2 tiles, 32 keys), 235 (16 keys), no spill. Not yet
+# measured on a GPU.
+D128_LAZY = False
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
+        "D128_T2_BN": (32, 16), "D128_LAZY": (False, True)}
 PAD_T, PAD_F = 8, 4  # as attention.cu's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 
 
-def smem_bytes(d: int, warps: int, tiles: int) -> int:
-    """attention.cu's shared memory: two stages of K and V tiles, then per warp the score and
-    probability tiles of its 16 rows per query tile and their rescale factors and maxima."""
-    return 2 * 2 * BN * (d + PAD_T) * 2 + \
-        warps * 16 * tiles * ((BN + PAD_F) * 4 + (BN + PAD_T) * 2 + 8)
+def smem_bytes(d: int, warps: int, tiles: int, bn: int, qs: bool) -> int:
+    """attention.cu's shared memory: two stages of K and V tiles (bn keys each) and the q tile
+    (its own with qs, else from stage 1 on: only what passes the stages counts), then per warp
+    the score and probability tiles of its 16 rows per query tile and their rescale factors and
+    maxima."""
+    bm = 16 * warps * tiles
+    rows = max(4 * bn, (4 * bn if qs else 2 * bn) + bm)
+    return rows * (d + PAD_T) * 2 + \
+        warps * 16 * tiles * ((bn + PAD_F) * 4 + (bn + PAD_T) * 2 + 8)
 
 
 def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
@@ -64,8 +95,13 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     warps, tiles = (D64_WARPS, D64_TILES) if d == 64 else (D128_WARPS, D128_TILES)
     assert tiles in (1, 2), f"{tiles} query tiles a warp: 1 or 2"
     warps = 4 if tiles == 2 else warps
-    _kernel(f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}_t{tiles}")(
+    bn, qs = (D128_T2_BN, True) if d == 128 and tiles == 2 else (64, False)
+    assert bn in (64, 32, 16) and (bn == 64) != qs, f"{bn} keys a K/V tile at d 128, 2 tiles"
+    lazy = d == 128 and D128_LAZY
+    name = f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}_t{tiles}" + \
+        (f"_n{bn}" if bn != 64 else "") + ("_qs" if qs else "") + ("_lazy" if lazy else "")
+    _kernel(name)(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
         np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // (16 * tiles * warps)), b * h),
-        shared=smem_bytes(d, warps, tiles))
+        shared=smem_bytes(d, warps, tiles, bn, qs))
