@@ -118,16 +118,22 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("D64_TILES=1", "D64_WARPS=8", "D128_WARPS=4",
                                         "D128_LAZY=True"),
                                        ("D64_WS=True", "D128_WS=False"),
-                                       ("STAGED=False",)],
+                                       ("STAGED=False",),
+                                       ("DESIGN='wmma'",),
+                                       ("DESIGN='wmma'", "WMMA_WARPS=2", "WMMA_BN=16",
+                                        "WMMA_STAGES=2", "WMMA_PROGRAMS_PER_SM=4")],
                          ids=["attention-cuda-tiles", "attention-cuda-d128-lazy",
                               "attention-cuda-d128-16-keys-lazy", "attention-cuda-warps-lazy",
-                              "attention-triton-ws", "flash_decode-unstaged"])
+                              "attention-triton-ws", "flash_decode-unstaged", "flash_decode-wmma",
+                              "flash_decode-wmma-small"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps, query
     tiles a warp, keys a K/V tile and lazy rescale, Triton attention's D64_WS and D128_WS, CUDA
-    flash_decode's STAGED); the checked-in ones run in the test above, the others here on every
-    public and hidden shape (the q-scaled ones move the max between K/V tiles, which only a
-    right rescale of each row survives), so that a sweep never picks a wrong kernel for being
+    flash_decode's STAGED and DESIGN, the latter's tensor-core kernel at its constants and at 2
+    warps, 16-key tiles, 2 stages and more splits); the checked-in ones run in the test above,
+    the others here on every public and hidden shape (the q-scaled ones move the max between
+    K/V tiles, which only a right rescale of each row survives), so that a sweep never picks a
+    wrong kernel for being
     fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 

@@ -1,6 +1,7 @@
 // Reference CUDA attention (FlashAttention's forward pass) for lab16's `attention`, WMMA only.
 // Compiled after reference/common/wmma_load.cuh (its load_fragment: bfloat16 fragments loaded
-// with the shared state space on the GPU).
+// with the shared state space on the GPU) and fragments.cuh (the tiles' padding PAD_T and PAD_F,
+// issue_piece, from_float and to_float).
 //
 // One block per BM = 16 MT WARPS queries of one head; each warp owns MT tiles of 16 queries,
 // their q fragments held in registers for the whole loop. K and V stream through shared memory
@@ -51,9 +52,6 @@
 #include <mma.h>
 using namespace nvcuda;
 
-#define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
-#define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
-
 // Two floats rounded to T (a in the low half), as the 32 bits of a uint4's component.
 template <typename T> __device__ __forceinline__ unsigned pack(float a, float b);
 template <> __device__ __forceinline__ unsigned pack<__nv_bfloat16>(float a, float b)
@@ -65,18 +63,6 @@ template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
 {
     __half2 pair = __floats2half2_rn(a, b);
     return *reinterpret_cast<unsigned *>(&pair);
-}
-
-// Piece p (16 bytes) of rows row0 .. of a head (s x D) into tile by cp.async, zero-filled past
-// row s (a copy of 0 bytes that fills 16; its source is never read).
-template <typename T, int D>
-__device__ __forceinline__ void issue_piece(T (*tile)[D + PAD_T], const T *__restrict__ head,
-                                            int row0, int s, int p)
-{
-    const int r = p / (D / 8), c = p % (D / 8) * 8;
-    const bool inside = row0 + r < s;
-    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
-                            inside ? 0 : 16);
 }
 
 // This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head into tile, one piece
@@ -106,16 +92,6 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
                              pack<T>(b.x * inv_l, b.y * inv_l), pack<T>(b.z * inv_l, b.w * inv_l));
     }
 }
-
-// One float rounded to T, and back.
-template <typename T> __device__ __forceinline__ T from_float(float x);
-template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x)
-{
-    return __float2bfloat16(x);
-}
-template <> __device__ __forceinline__ __half from_float(float x) { return __float2half(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
 // Shared memory: 2 stages x {BN keys, BN values} of T, the q tile (BM rows of T: with QS its own,
 // kept for the whole loop; else it starts at stage 1's and runs past the stages where BM > 2 BN,

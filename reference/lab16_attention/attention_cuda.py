@@ -23,10 +23,11 @@ import torch
 from grader.backends.cuda import functions
 
 HERE = Path(__file__).resolve().parent
-# The fragment loads (load_fragment: bfloat16 ones with the shared state space on the GPU), then
-# the kernels: one source, so that a compile cache keyed by the text sees an edit of either.
+# The fragment loads (load_fragment: bfloat16 ones with the shared state space on the GPU), the
+# helpers lab16's WMMA references share (fragments.cuh), then the kernels: one source, so that a
+# compile cache keyed by the text sees an edit of any.
 SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
-    (HERE / "attention.cu").read_text()
+    (HERE / "fragments.cuh").read_text() + (HERE / "attention.cu").read_text()
 # Warps per block (16 queries each) per head dimension; read per call (benchmarks/
 # tune_references.py sets them). Swept on an H100 (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-
 # check.sh tune`).
@@ -66,7 +67,7 @@ D128_T2_BN = 32
 D128_LAZY = False
 TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
         "D128_T2_BN": (32, 16), "D128_LAZY": (False, True)}
-PAD_T, PAD_F = 8, 4  # as attention.cu's
+PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 

@@ -8,9 +8,10 @@
 // shuffles and folds the step's keys into its running max, sum and 8 columns of p . v per query
 // head with one rescale. After the loop the lane groups of a warp merge by shuffles, the warps
 // through shared memory, each rescaled to the common max, and the block writes the split's
-// float32 partials. Combine pass: one block per query head, a thread per column. STAGED (a
-// second design for the sweep): the block copies each step's K and V rows into shared memory
-// by cp.async one step ahead, and the lanes read their pieces from there.
+// float32 partials. Combine pass: flash_decode_combine.cu, one block per query head, a thread per
+// column. STAGED (a variant for the sweep): the block copies each step's K and V rows into
+// shared memory by cp.async one step ahead, and the lanes read their pieces from there. The
+// tensor-core design (flash_decode_cuda.py's DESIGN) is flash_decode_wmma.cu.
 //
 // Traffic: k and v once; q once per split (b hq d splits elements, from L2 after the first);
 // the partials, b hq splits (D + 2) floats, written and read once.
@@ -250,22 +251,3 @@ FLASH_DECODE_KERNEL(128, 1)
 FLASH_DECODE_KERNEL(128, 2)
 FLASH_DECODE_KERNEL(128, 4)
 FLASH_DECODE_KERNEL(128, 8)
-
-// One block of D threads per query head: its splits, each rescaled to the common max.
-extern "C" __global__ void flash_decode_combine_kernel(const float *__restrict__ part_o,
-                                                 const float *__restrict__ part_m,
-                                                 const float *__restrict__ part_l,
-                                                 __nv_bfloat16 *__restrict__ o, int splits)
-{
-    const int d = blockDim.x, c = threadIdx.x;
-    const long long first = (long long)blockIdx.x * splits;
-    float m = -INFINITY;
-    for (int t = 0; t < splits; ++t) m = fmaxf(m, part_m[first + t]);
-    float sum_l = 0.0f, sum_o = 0.0f;
-    for (int t = 0; t < splits; ++t) {
-        const float w = exp2f(part_m[first + t] - m);
-        sum_l += w * part_l[first + t];
-        sum_o += w * part_o[(first + t) * d + c];
-    }
-    o[(long long)blockIdx.x * d + c] = __float2bfloat16_rn(sum_o / sum_l);
-}

@@ -5,8 +5,15 @@ scores summed by shuffles, the online softmax in float32 on the CUDA cores, the 
 groups and warps merged (shuffles, then shared memory) into float32 partials; then a combine
 block per query head. Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are
 graded at 0.8x of it. On an H100 (2026-12-06, after the sweep, STAGED): 69 / 73 / 83% of the
-roof at b 1 s 32768 / b 8 s 8192 / b 8 s 32768 (missed). Loading the next step's K/V pieces before using this step's (twice the loads in
-flight, 16 more registers a lane) measured slower, 58-71%.
+roof at b 1 s 32768 / b 8 s 8192 / b 8 s 32768 (missed). Loading the next step's K/V pieces
+before using this step's (twice the loads in flight, 16 more registers a lane) measured slower,
+58-71%.
+
+DESIGN = "wmma" (flash_decode_wmma.cu, for the sweep; not yet measured on a GPU): the same
+split and combine with q . k^T and p . v on the tensor cores (WMMA), the group's query heads
+padded to one 16-row operand, each warp of a block streaming its own BN-key tiles of the split
+through shared memory with cp.async, WMMA_STAGES deep, the warps merged exactly at the end.
+Both designs share the combine pass (flash_decode_combine.cu).
 """
 
 import math
@@ -15,9 +22,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from grader.backends.cuda import SourceModule
+from grader.backends.cuda import SourceModule, functions
 
-SOURCE = (Path(__file__).parent / "flash_decode.cu").read_text()
+HERE = Path(__file__).resolve().parent
+SOURCE = (HERE / "flash_decode.cu").read_text()
+# The tensor-core design: the fragment loads (load_fragment), the helpers lab16's WMMA references
+# share, then its kernels: one source, so that a compile cache keyed by the text sees an edit of
+# any.
+WMMA_SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
+    (HERE / "fragments.cuh").read_text() + (HERE / "flash_decode_wmma.cu").read_text()
+COMBINE_SOURCE = (HERE / "flash_decode_combine.cu").read_text()
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 WARPS = 8  # warps per split-pass block: flash_decode.cu's WARPS
@@ -31,24 +45,60 @@ SPLIT_ALIGN = 64  # keys per split: a multiple of this
 # the sweep, the other constants as here): 2141 / 2260 / 2546 GB/s at the three perf shapes,
 # against 2078 / 2226 / 2402 loading from global memory.
 STAGED = True
+# The split pass's design: "cores" (flash_decode.cu, the constants above) or "wmma"
+# (flash_decode_wmma.cu, the WMMA_ constants below).
+DESIGN = "cores"
+# DESIGN "wmma" (not yet swept: the values below are a starting point): warps per block, each
+# with its own pipeline of K/V tiles; keys per tile; tiles per warp in shared memory
+# (WMMA_STAGES - 1 in flight while it works on one). Shared memory, wmma_smem_bytes: 223 KiB at
+# d 128 with 4 warps, 32 keys and 3 stages (one block an SM, 128 KiB of K and V in flight); a
+# combination past 227 KiB fails at launch (a sweep skips it).
+WMMA_WARPS = 4
+WMMA_BN = 32
+WMMA_STAGES = 3
+# Split-pass blocks per SM over the whole batch, at most: the split count is rounded down, as
+# few blocks are resident per SM (one where shared memory is near full), and a last wave of a
+# few blocks would cost a whole wave's time.
+WMMA_PROGRAMS_PER_SM = 1
 TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
-        "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True)}
+        "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True), "DESIGN": ("cores", "wmma"),
+        "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64), "WMMA_STAGES": (2, 3, 4),
+        "WMMA_PROGRAMS_PER_SM": (1, 2, 4)}
+PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
+_combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
 def _kernels(warps: int, unroll: int, staged: bool):
-    """({(d, group): split kernel}, combine kernel) of flash_decode.cu, built for `warps`,
-    `unroll` and `staged`."""
-    key = (warps, unroll, staged)
+    """{(d, group): split kernel} of flash_decode.cu, built for `warps`, `unroll` and
+    `staged`."""
+    key = ("cores", warps, unroll, staged)
     if key not in _modules:  # templates: each kernel is extern "C" itself
         module = SourceModule(SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DUNROLL={unroll}",
                                        f"-DSTAGED={int(staged)}"])
-        _modules[key] = (
-            {(d, g): module.get_function(f"flash_decode_kernel_d{d}_g{g}")
-             for d in (64, 128) for g in (1, 2, 4, 8)},
-            module.get_function("flash_decode_combine_kernel"))
+        _modules[key] = {(d, g): module.get_function(f"flash_decode_kernel_d{d}_g{g}")
+                         for d in (64, 128) for g in (1, 2, 4, 8)}
     return _modules[key]
+
+
+def _wmma_kernels(warps: int, bn: int, stages: int):
+    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn` and `stages`."""
+    key = ("wmma", warps, bn, stages)
+    if key not in _modules:
+        module = SourceModule(WMMA_SOURCE, no_extern_c=True,
+                              options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}"])
+        _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
+                         for d in (64, 128)}
+    return _modules[key]
+
+
+def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
+    """flash_decode_wmma.cu's shared memory: q's 16-row tile, then per warp its stages of K and
+    V tiles, its float exchange tile, its probability tile and 2 x 16 row statistics."""
+    per_warp = stages * 2 * bn * (d + PAD_T) * 2 + 16 * (max(bn, 32) + PAD_F) * 4 + \
+        16 * (bn + PAD_T) * 2 + 2 * 16 * 4
+    return 16 * (d + PAD_T) * 2 + warps * per_warp
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -65,21 +115,31 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
-    split_kernels, combine = _kernels(WARPS, UNROLL, STAGED)
-    step = 32 * WARPS // (d // 8) * UNROLL  # keys per step of a block: flash_decode.cu's STEP
+    assert DESIGN in ("cores", "wmma"), f"DESIGN {DESIGN!r}: 'cores' or 'wmma'"
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    splits = min(_cdiv(PROGRAMS_PER_SM * sms, b * hkv), _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
+    if DESIGN == "wmma":
+        planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
+    else:
+        planned = _cdiv(PROGRAMS_PER_SM * sms, b * hkv)
+    splits = min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
     keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
     splits = _cdiv(s, keys_per_split)
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    split_kernels[(d, hq // hkv)](
-        np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
-        np.uintp(part_o.data_ptr()), np.uintp(part_m.data_ptr()), np.uintp(part_l.data_ptr()),
-        np.int32(s), np.int32(keys_per_split), np.float32(1.4426950408889634 / math.sqrt(d)),
-        block=(32 * WARPS, 1, 1), grid=(splits, hkv, b),
-        shared=2 * 2 * step * d * 2 if STAGED else 0)  # STAGED: two steps of K and V
-    combine(np.uintp(part_o.data_ptr()), np.uintp(part_m.data_ptr()),
-            np.uintp(part_l.data_ptr()), np.uintp(o.data_ptr()), np.int32(splits),
-            block=(d, 1, 1), grid=(b * hq, 1, 1))
+    pointers = [np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)]
+    scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
+    if DESIGN == "wmma":
+        assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
+        _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES)[d](
+            *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
+            block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
+            shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
+    else:
+        step = 32 * WARPS // (d // 8) * UNROLL  # keys per step of a block: flash_decode.cu's STEP
+        _kernels(WARPS, UNROLL, STAGED)[(d, hq // hkv)](
+            *pointers, np.int32(s), np.int32(keys_per_split), scale_log2,
+            block=(32 * WARPS, 1, 1), grid=(splits, hkv, b),
+            shared=2 * 2 * step * d * 2 if STAGED else 0)  # STAGED: two steps of K and V
+    _combine("flash_decode_combine_kernel")(*pointers[3:], np.uintp(o.data_ptr()),
+                                            np.int32(splits), block=(d, 1, 1), grid=(b * hq, 1, 1))

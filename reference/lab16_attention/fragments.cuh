@@ -1,0 +1,81 @@
+// What lab16's two WMMA references share (attention.cu, flash_decode_wmma.cu): the shared tiles'
+// row padding, the cp.async copy of a 16-byte piece of K or V with its zero fill past the end,
+// float <-> 16-bit conversions, and learn_maps: the element -> (row, column) map of an
+// accumulator fragment learnt at run time, with the check whether p can pass from accumulators
+// to matrix_a fragments in registers (flash_decode_wmma.cu's; attention.cu's attention_tile
+// learns the same maps inline).
+//
+// Not a lab: attention_cuda.py and flash_decode_cuda.py put this file's text after
+// reference/common/wmma_load.cuh's (load_fragment) and before their .cu, one source, so that a
+// compile cache keyed by the text sees an edit here.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
+
+#define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
+#define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
+
+// Piece p (16 bytes) of rows row0 .. of a head (s x D) into tile by cp.async, zero-filled past
+// row s (a copy of 0 bytes that fills 16; its source is never read).
+template <typename T, int D>
+__device__ __forceinline__ void issue_piece(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                            int row0, int s, int p)
+{
+    const int r = p / (D / 8), c = p % (D / 8) * 8;
+    const bool inside = row0 + r < s;
+    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
+                            inside ? 0 : 16);
+}
+
+// One float rounded to T, and back.
+template <typename T> __device__ __forceinline__ T from_float(float x);
+template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x)
+{
+    return __float2bfloat16(x);
+}
+template <> __device__ __forceinline__ __half from_float(float x) { return __float2half(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+
+// The maps, learnt by the whole warp. WMMA leaves a fragment's element -> (row, column) map
+// unspecified, but it is one map for every 16 x 16 float accumulator fragment of one kernel
+// (mma_sync and the loads and stores agree on it): at[e] = 16 row + column of element e, read
+// from a 16 x 16 tile of element numbers (f_tile, ldf floats a row) loaded as an accumulator.
+// Returns whether a row-major matrix_a fragment of T holds, lane by lane, the same elements
+// (the same numbers, exact in T up to 256, through t_tile, ldt elements a row): then p goes
+// from the accumulators to p . v's matrix_a fragments in registers. True for bfloat16 on an
+// H100 and on the CPU backend, not for float16 on the CPU backend. Both tiles are free again
+// when it returns.
+template <typename T, int E>
+__device__ __forceinline__ bool learn_maps(int (&at)[E], float *f_tile, unsigned ldf, T *t_tile,
+                                           unsigned ldt)
+{
+    using Acc = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>;
+    using FragA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, T,
+                                         nvcuda::wmma::row_major>;
+    static_assert(Acc::num_elements == E, "at[]: one entry per accumulator element");
+    const int lane = threadIdx.x % 32;
+    for (int i = lane; i < 16 * 16; i += 32) {
+        f_tile[i / 16 * ldf + i % 16] = (float)i;
+        t_tile[i / 16 * ldt + i % 16] = from_float<T>((float)i);
+    }
+    __syncwarp();
+    {
+        Acc map;
+        nvcuda::wmma::load_matrix_sync(map, f_tile, ldf, nvcuda::wmma::mem_row_major);
+#pragma unroll
+        for (int e = 0; e < E; ++e) at[e] = (int)map.x[e];
+    }
+    bool same = false;
+    if constexpr (FragA::num_elements == E) {
+        FragA a;
+        load_fragment(a, t_tile, ldt);
+        same = true;
+#pragma unroll
+        for (int e = 0; e < E; ++e) same = same && (int)to_float(a.x[e]) == at[e];
+    }
+    const bool direct = __all_sync(0xffffffffu, same);
+    __syncwarp();
+    return direct;
+}
