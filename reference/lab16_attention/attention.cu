@@ -138,30 +138,9 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     __pipeline_commit();
     issue_rows<T, D, BM, THREADS>(qs, q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
-    // The maps: a 16 x 16 tile of element numbers (exact in float and in T up to 255) loaded
-    // as an accumulator and as a matrix_a fragment.
-    for (int i = lane; i < 16 * 16; i += 32) {
-        ss[warp][i / 16][i % 16] = (float)i;
-        ps[warp][i / 16][i % 16] = from_float<T>((float)i);
-    }
-    __syncwarp();
+    // The maps (fragments.cuh), learnt in the warp's score and probability tiles.
     int at[E];
-    {
-        Acc map;
-        wmma::load_matrix_sync(map, &ss[warp][0][0], LDS, wmma::mem_row_major);
-#pragma unroll
-        for (int e = 0; e < E; ++e) at[e] = (int)map.x[e];
-    }
-    bool same = false;
-    if constexpr (FragA::num_elements == E) {
-        FragA a;
-        load_fragment(a, &ps[warp][0][0], LDP);
-        same = true;
-#pragma unroll
-        for (int e = 0; e < E; ++e) same = same && (int)to_float(a.x[e]) == at[e];
-    }
-    const bool direct = __all_sync(0xffffffffu, same);
-    __syncwarp();
+    const bool direct = learn_maps<T, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
 
     Acc acc[MT][D / 16];
     float l[MT][E];  // per element: row at[e] / 16's sum of p over this lane's columns

@@ -2,8 +2,7 @@
 // row padding, the cp.async copy of a 16-byte piece of K or V with its zero fill past the end,
 // float <-> 16-bit conversions, and learn_maps: the element -> (row, column) map of an
 // accumulator fragment learnt at run time, with the check whether p can pass from accumulators
-// to matrix_a fragments in registers (flash_decode_wmma.cu's; attention.cu's attention_tile
-// learns the same maps inline).
+// to matrix_a fragments in registers.
 //
 // Not a lab: attention_cuda.py and flash_decode_cuda.py put this file's text after
 // reference/common/wmma_load.cuh's (load_fragment) and before their .cu, one source, so that a
