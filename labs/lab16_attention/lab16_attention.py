@@ -635,6 +635,9 @@ template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
                                            int row0, int s)
 {
+    // Not unrolled: unrolled, the compiler keeps every copy's address in a register across the
+    // K/V loop, where the accumulators leave none to spare.
+#pragma unroll 1
     for (int p = threadIdx.x; p < ROWS * D / 8; p += THREADS) {
         const int r = p / (D / 8), c = p % (D / 8) * 8;
         const bool inside = row0 + r < s;
@@ -884,7 +887,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
     }
     __syncwarp();
     // o = acc / l, BN columns a pass through the score tile; lane (r, half) writes half of row
-    // r's BN columns, one rounding; rows past s are not stored.
+    // r's BN columns, one rounding, 8 elements (16 bytes) a store; rows past s are not stored.
     for (int c0 = 0; c0 < D; c0 += BN) {
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt)
@@ -899,8 +902,15 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
             if (row < s) {
                 const float inv_l = 1.0f / l_row[mt];
                 T *out = o + (long long)row * D + c0;
-                for (int cc = half * (BN / 2); cc < (half + 1) * (BN / 2); ++cc)
-                    out[cc] = from_float<T>(ss[warp][16 * mt + r][cc] * inv_l);
+#pragma unroll
+                for (int cc = half * (BN / 2); cc < (half + 1) * (BN / 2); cc += 8) {
+                    uint4 eight;
+                    T *e = reinterpret_cast<T *>(&eight);
+#pragma unroll
+                    for (int i = 0; i < 8; ++i)
+                        e[i] = from_float<T>(ss[warp][16 * mt + r][cc + i] * inv_l);
+                    *reinterpret_cast<uint4 *>(out + cc) = eight;
+                }
             }
         }
         __syncwarp();
@@ -951,7 +961,7 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert all(t.is_contiguous() for t in (q, k, v, o)), "q, k, v and o must be contiguous"
     assert all(t.dtype == q.dtype for t in (k, v, o)), "q, k, v and o: one dtype"
     assert (q.dtype, d) in attention_kernels_cu, f"{q.dtype}, head dim {d}: no kernel for it"
-    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte copies need aligned rows"
+    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)), "16-byte copies need aligned rows"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
     warps, tiles = ATTENTION_SHAPES_CU[d]
     bn = 64  # BN in ATTENTION_CU
