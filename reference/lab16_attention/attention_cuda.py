@@ -1,17 +1,16 @@
 """Reference CUDA attention launcher: the perf bar of lab16's `attention` (hidden from students).
-attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), q held per warp, K/V
-tiles double-buffered in shared memory through cp.async, the scores, the online softmax and the
-output accumulator in fragments, one or two 16-query tiles a warp; causal blocks stop at the
-diagonal. Target (lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at
-0.8x of it. On an H100 (2026-12-06, after the sweep): 200 / 169 TFLOP/s full / causal at d 64
-(0.41x: met), 204 / 183 at d 128 (0.31x / 0.32x: missed). What bounds d 128: a warp of one
-query tile owns 16 queries and reads the whole K and V tiles from shared memory as fragments,
-32 KiB per tile for 0.5 MFLOP, 16 FLOP a byte where shared memory serves about 128 bytes a
-clock; two query tiles a warp (the d 64 winner) need more than 255 registers at d 128 with
-q's fragments held. Designs for the sweep at d 128, not yet measured on a GPU: two query tiles
-a warp with q's fragments loaded from shared memory each K/V tile, 32 or 16 keys a tile
-(D128_TILES = 2, D128_T2_BN), and the accumulator rescaled only where a row's max moved
-(D128_LAZY).
+attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), K/V tiles
+double-buffered in shared memory through cp.async, the scores, the online softmax and the output
+accumulator in fragments, one or two 16-query tiles a warp (at d 128 two, their q fragments
+loaded from a shared q tile each K/V tile); causal blocks stop at the diagonal and run their
+last query tile first. Target (lab.toml): 0.4x torch's fused attention at s = 4096; students are
+graded at 0.8x of it. On an H100 (2026-12-06, roof run of `TUNE_LABS=lab16 bash
+scripts/gpu-check.sh tune`): 201 / 170 TFLOP/s full / causal at d 64 (0.42x / 0.41x: met),
+211 / 181 at d 128 (0.32x / 0.32x: missed). What bounds d 128: the fragments a warp reads from
+shared memory per product. A warp of one query tile reads the whole K and V tiles for 16
+queries, 16 FLOP a byte where shared memory serves about 128 bytes a clock; two query tiles
+with q's fragments held need more than 255 registers, so the two-tile kernel re-reads q (21
+FLOP a byte at 32 keys a tile), which gained 2-8%.
 """
 
 import math
@@ -42,9 +41,11 @@ D128_WARPS = 8
 # TFLOP/s): d 64 2 tiles 196 / 167, 1 tile 172 / 162; d 128 1 tile 201 / 181 (8 warps).
 # Designs that kept the scores, or the accumulator too, in shared memory ran 104-165, and 2
 # tiles at d 128 with q from shared memory at 64 keys a K/V tile (one block an SM) 149
-# (docs/perf-labs13-16.md).
+# (docs/perf-labs13-16.md). At d 128 on an H100 (2026-12-06, the sweep at the perf shapes,
+# full / causal, TFLOP/s): 1 tile 194 / 177, 2 tiles with q from shared memory and 32 keys a
+# K/V tile 209 / 181.
 D64_TILES = 2
-D128_TILES = 1
+D128_TILES = 2
 # Keys per K/V tile of the 2-tile kernels at d 128 (attention.cu's BN; 64 everywhere else), whose
 # q fragments come from a shared q tile for each K/V tile (attention.cu's QS). ptxas (nvcc 13.0,
 # sm_90), bfloat16, 2 tiles at d 128: q in registers spills 952 / 300 / 204 bytes at 64 / 32 /
@@ -54,7 +55,7 @@ D128_TILES = 1
 # and V's fragments for 32 queries: at 32 keys 21 FLOP a byte of shared memory, 4/3 of 1 tile's
 # 16 (64 keys, q held); at 16 keys 16, q loaded twice as often per key. The accumulator's
 # rescale comes once a K/V tile, twice (32) or four times (16) as often per key as at 64
-# (D128_LAZY). Not yet measured on a GPU.
+# (D128_LAZY). The sweep (as above): 16 keys 153 / 135.
 D128_T2_BN = 32
 # At d 128, whether a warp rescales a query tile's accumulator only in K/V tiles where one of
 # the tile's 16 row maxima moved (attention.cu's LAZY; exact: alpha is 1 where the max stays).
@@ -62,8 +63,8 @@ D128_T2_BN = 32
 # (2 a 16 x 16 x 16 mma_sync) at 64 keys a K/V tile, twice as many at 32, four times at 16.
 # With independent scores the chance that none of 16 row maxima moves at the t-th K/V tile is
 # about exp(-16 / t): over half of them past the 23rd K/V tile. ptxas: 221 / 222 registers
-# (bfloat16, 4 / 8 warps, 1 tile), 249 (2 tiles, 32 keys), 235 (16 keys), no spill. Not yet
-# measured on a GPU.
+# (bfloat16, 4 / 8 warps, 1 tile), 249 (2 tiles, 32 keys), 235 (16 keys), no spill. The sweep
+# (as above, 2 tiles, 32 keys): 208 / 180, no gain: the rescale is not what bounds the kernel.
 D128_LAZY = False
 TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
         "D128_T2_BN": (32, 16), "D128_LAZY": (False, True)}

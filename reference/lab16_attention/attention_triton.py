@@ -12,9 +12,10 @@ Work (lab.toml's `flops`): 4 b h s^2 d full, 4 b h d s (s + 1) / 2 causal. Minim
 2 bytes x 4 b h s d (q, k, v read once, o written once); k and v are read once per query tile,
 from L2 mostly.
 
-Target (lab.toml): 0.85x torch's fused attention at s = 4096. On an H100 (2026-12-06, after
-the sweep): d 64 427 / 366 TFLOP/s full / causal (0.89x / 0.90x), d 128 568 / 440 (0.85x, at
-0.848 just under / 0.77x: missed) with the warp-specialized kernel (D128_WS).
+Target (lab.toml): 0.85x torch's fused attention at s = 4096. On an H100 (2026-12-06,
+`TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): d 64 428 / 370 TFLOP/s full / causal (0.89x
+/ 0.90x), d 128 571 / 448 (0.86x / 0.79x: causal missed) with the warp-specialized kernel
+(D128_WS), whose one loop masks every tile of a causal head.
 """
 
 import math
@@ -50,7 +51,8 @@ WS_NUM_STAGES = 2  # its pipeline stages (3 at 128 x 128 x 128 do not fit shared
 # (query tile fastest, then head), and a causal program's work grows with its query tile, so
 # in the natural order the grid ends with the last head's heaviest program running alone; last
 # tile first, it ends with one-tile programs. A head's programs stay together (its K and V shared
-# through L2).
+# through L2). On an H100 (2026-12-06, the sweep at the perf shapes, d 64 / d 128 causal,
+# TFLOP/s): 371 / 452 against 365 / 444 in the natural order.
 HEAVY_FIRST = True
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a
 # multiple of BLOCK_N (the causal split below assumes the diagonal starts on a tile boundary).

@@ -1,19 +1,21 @@
 """Reference CUDA flash-decoding launcher: the perf bar of lab16's `flash_decode` (hidden from
-students). flash_decode.cu: a split pass of one block per (split, KV head, sequence), lanes in
-groups of d / 8 reading a key's row in 16-byte pieces, UNROLL keys in flight per group, the
-scores summed by shuffles, the online softmax in float32 on the CUDA cores, the block's lane
-groups and warps merged (shuffles, then shared memory) into float32 partials; then a combine
-block per query head. Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are
-graded at 0.8x of it. On an H100 (2026-12-06, after the sweep, STAGED): 69 / 73 / 83% of the
-roof at b 1 s 32768 / b 8 s 8192 / b 8 s 32768 (missed). Loading the next step's K/V pieces
-before using this step's (twice the loads in flight, 16 more registers a lane) measured slower,
-58-71%.
+students). Two designs of the split pass, DESIGN; one combine block per query head after it
+(flash_decode_combine.cu).
 
-DESIGN = "wmma" (flash_decode_wmma.cu, for the sweep; not yet measured on a GPU): the same
-split and combine with q . k^T and p . v on the tensor cores (WMMA), the group's query heads
-padded to one 16-row operand, each warp of a block streaming its own BN-key tiles of the split
-through shared memory with cp.async, WMMA_STAGES deep, the warps merged exactly at the end.
-Both designs share the combine pass (flash_decode_combine.cu).
+- "wmma" (flash_decode_wmma.cu, checked in): q . k^T and p . v on the tensor cores (WMMA), the
+  group's query heads padded to one 16-row operand, each warp of a block streaming its own
+  BN-key tiles of the split through shared memory with cp.async, WMMA_STAGES deep, the warps
+  merged exactly at the end into float32 partials.
+- "cores" (flash_decode.cu): lanes in groups of d / 8 reading a key's row in 16-byte pieces,
+  UNROLL keys in flight per group, the scores summed by shuffles, the online softmax in float32
+  on the CUDA cores, the lane groups and warps merged (shuffles, then shared memory). It is
+  bound by instruction issue (a dot product, four shuffle levels and the conversions per key and
+  query head), not by memory.
+
+Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
+On an H100 (2026-12-06, roof 3065 GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune` with
+the sweep below): "wmma" 2363 / 2544 / 2865 GB/s (77 / 83 / 93% of the roof) at b 1 s 32768 /
+b 8 s 8192 / b 8 s 32768, met at the last only; "cores" 2177 / 2256 / 2546 in the same run.
 """
 
 import math
@@ -46,19 +48,24 @@ SPLIT_ALIGN = 64  # keys per split: a multiple of this
 # against 2078 / 2226 / 2402 loading from global memory.
 STAGED = True
 # The split pass's design: "cores" (flash_decode.cu, the constants above) or "wmma"
-# (flash_decode_wmma.cu, the WMMA_ constants below).
-DESIGN = "cores"
-# DESIGN "wmma" (not yet swept: the values below are a starting point): warps per block, each
-# with its own pipeline of K/V tiles; keys per tile; tiles per warp in shared memory
-# (WMMA_STAGES - 1 in flight while it works on one). Shared memory, wmma_smem_bytes: 223 KiB at
-# d 128 with 4 warps, 32 keys and 3 stages (one block an SM, 128 KiB of K and V in flight); a
-# combination past 227 KiB fails at launch (a sweep skips it).
-WMMA_WARPS = 4
-WMMA_BN = 32
-WMMA_STAGES = 3
+# (flash_decode_wmma.cu, the WMMA_ constants below). The sweep on an H100 (2026-12-06, the
+# perf shapes, GB/s): "cores" 2177 / 2256 / 2546, "wmma" 2401 / 2586 / 2756 at 4 warps, 32 keys
+# and 3 stages.
+DESIGN = "wmma"
+# DESIGN "wmma": warps per block, each with its own pipeline of K/V tiles; keys per tile; tiles
+# per warp in shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The
+# sweep, one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the
+# perf shapes): 2 stages 2379 / 2672 / 2793; then 16 keys 2423 / 2658 / 2862 (64 keys need
+# 310016 bytes of shared memory: no launch); then 2 / 4 / 8 warps 2209-2598 / 2100-2868 /
+# 2355 / 2660 / 2795; then 1 / 2 / 4 blocks an SM 2072 / 2652 / 2874, 1926 / 2616 / 2841,
+# 1920 / 2563 / 2831. At b = 1 (16 splits a KV head, 128 blocks) one setting measured 2058 to
+# 2423 in different rounds of the sweep: the b = 8 shapes decide. wmma_smem_bytes at d 128, 8
+# warps, 16 keys, 2 stages: 169216 bytes, one block an SM, 8 warps of 16 keys in flight.
+WMMA_WARPS = 8
+WMMA_BN = 16
+WMMA_STAGES = 2
 # Split-pass blocks per SM over the whole batch, at most: the split count is rounded down, as
-# few blocks are resident per SM (one where shared memory is near full), and a last wave of a
-# few blocks would cost a whole wave's time.
+# few blocks are resident per SM, and a last wave of a few blocks would cost a whole wave's time.
 WMMA_PROGRAMS_PER_SM = 1
 TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
         "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True), "DESIGN": ("cores", "wmma"),

@@ -15,9 +15,10 @@ bfloat16 elements. On top: q again per split (from L2) and the partials, b hq sp
 float32 values written and read once, 0.2 to 1.6% of k and v at the perf shapes with the
 constants below.
 
-Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-06, after the
-sweep): 88% and 96% at b = 8, 81% at b = 1, s = 32768 (missed: 134 MB, about 45 us, where the
-second launch and the ramp weigh).
+Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-06, roof 3065
+GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): 88% and 95% at b = 8, 83% at b = 1,
+s = 32768 (missed: 134 MB, about 53 us, where the ramp of one wave of programs and the combine
+weigh; torch's fused attention 80% there).
 """
 
 import math
@@ -40,7 +41,9 @@ NUM_STAGES = 2
 # while the split pass runs, once every split program has begun, and wait in gdc_wait for the
 # split pass to finish and its partials to be visible; the gap between the two launches, a few
 # microseconds of a 45-microsecond call at b = 1, goes. Not on the CPU (no such launch there).
-PDL = False
+# On an H100 (2026-12-06, the sweep, the perf shapes, GB/s): 2513 / 2690 / 2911 against 2468 /
+# 2678 / 2898 without.
+PDL = True
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
         "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5), "PDL": (False, True)}
 
