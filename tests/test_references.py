@@ -122,20 +122,21 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("DESIGN='cores'", "STAGED=False"),
                                        ("WMMA_WARPS=4", "WMMA_BN=32", "WMMA_STAGES=3"),
                                        ("WMMA_WARPS=2", "WMMA_BN=16", "WMMA_STAGES=2",
-                                        "WMMA_PROGRAMS_PER_SM=4")],
+                                        "WMMA_PROGRAMS_PER_SM=4"),
+                                       ("FUSED_COMBINE=True", "WMMA_PROGRAMS_PER_SM=4")],
                          ids=["attention-cuda-one-tile", "attention-cuda-d128-lazy",
                               "attention-cuda-d128-16-keys-lazy", "attention-cuda-warps-lazy",
                               "attention-triton-ws-natural-order", "flash_decode-cores",
                               "flash_decode-cores-unstaged", "flash_decode-wmma-3-stages",
-                              "flash_decode-wmma-small"])
+                              "flash_decode-wmma-small", "flash_decode-wmma-fused"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps, query
     tiles a warp, keys a K/V tile and lazy rescale; Triton attention's D64_WS, D128_WS and
     HEAVY_FIRST; CUDA flash_decode's DESIGN, the CUDA-cores kernel staged or not, the tensor-core
-    kernel at other warps, tiles, stages and splits); the checked-in ones run in the test above,
-    the others here on every public and hidden shape (the q-scaled ones move the max between
-    K/V tiles, which only a right rescale of each row survives), so that a sweep never picks a
-    wrong kernel for being fast."""
+    kernel at other warps, tiles, stages and splits, and with its combine fused); the checked-in
+    ones run in the test above, the others here on every public and hidden shape (the q-scaled
+    ones move the max between K/V tiles, which only a right rescale of each row survives), so
+    that a sweep never picks a wrong kernel for being fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 
 

@@ -67,10 +67,15 @@ WMMA_STAGES = 2
 # Split-pass blocks per SM over the whole batch, at most: the split count is rounded down, as
 # few blocks are resident per SM, and a last wave of a few blocks would cost a whole wave's time.
 WMMA_PROGRAMS_PER_SM = 1
+# DESIGN "wmma": the last split-pass block of each KV head combines the head's splits
+# (flash_decode_wmma.cu's FUSED: a count per KV head in `_done`, which that block resets), so
+# that the call is one launch: the second launch and its ramp are a few microseconds of the
+# 53 at b = 1.
+FUSED_COMBINE = False
 TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
         "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True), "DESIGN": ("cores", "wmma"),
         "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64), "WMMA_STAGES": (2, 3, 4),
-        "WMMA_PROGRAMS_PER_SM": (1, 2, 4)}
+        "WMMA_PROGRAMS_PER_SM": (1, 2, 4), "FUSED_COMBINE": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
@@ -89,12 +94,14 @@ def _kernels(warps: int, unroll: int, staged: bool):
     return _modules[key]
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int):
-    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn` and `stages`."""
-    key = ("wmma", warps, bn, stages)
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool):
+    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages` and
+    `fused`."""
+    key = ("wmma", warps, bn, stages, fused)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
-                              options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}"])
+                              options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
+                                       f"-DFUSED={int(fused)}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -106,6 +113,18 @@ def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     per_warp = stages * 2 * bn * (d + PAD_T) * 2 + 16 * (max(bn, 32) + PAD_F) * 4 + \
         16 * (bn + PAD_T) * 2 + 2 * 16 * 4
     return 16 * (d + PAD_T) * 2 + warps * per_warp
+
+
+_done: dict = {}  # per device: the fused combine's counts, zero between calls
+
+
+def done_counts(n: int, device) -> torch.Tensor:
+    """At least n zeroed counts on `device`, kept across calls: every call's last blocks leave
+    them at zero."""
+    have = _done.get(str(device))
+    if have is None or have.numel() < n:
+        have = _done[str(device)] = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
+    return have
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -138,10 +157,14 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     if DESIGN == "wmma":
         assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
-        _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES)[d](
+        done = done_counts(b * hkv, q.device)
+        _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
             *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
+            np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
             block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
             shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
+        if FUSED_COMBINE:
+            return
     else:
         step = 32 * WARPS // (d // 8) * UNROLL  # keys per step of a block: flash_decode.cu's STEP
         _kernels(WARPS, UNROLL, STAGED)[(d, hq // hkv)](

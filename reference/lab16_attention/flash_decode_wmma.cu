@@ -52,6 +52,9 @@ using namespace nvcuda;
 #ifndef STAGES
 #define STAGES 3  // K/V tiles per warp in shared memory, STAGES - 1 in flight (-DSTAGES=)
 #endif
+#ifndef FUSED
+#define FUSED 0   // 1: the last block of a KV head combines its splits (-DFUSED=)
+#endif
 #define THREADS (WARPS * 32)
 
 using bf16 = __nv_bfloat16;
@@ -98,7 +101,9 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
                                                         float *__restrict__ part_m,
                                                         float *__restrict__ part_l, int s,
                                                         int keys_per_split, int group,
-                                                        float scale_log2)
+                                                        float scale_log2,
+                                                        unsigned *__restrict__ done,
+                                                        bf16 *__restrict__ o)
 {
     constexpr int LDT = D + PAD_T, LDS = (BN > 32 ? BN : 32) + PAD_F, LDP = BN + PAD_T;
     constexpr int LDO = D + PAD_F;
@@ -316,15 +321,47 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             part_l[row] = sum_l;
         }
     }
+#if FUSED
+    // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
+    // with no second launch: each block counts itself done in done[kv_head] after its partials
+    // are visible (the fence), and the one that counts last (the count's old value gridDim.x - 1)
+    // reads every split's partials through L2 (__ldcg) and resets the count for the next call.
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        last = atomicAdd(&done[kv_head], 1u) == gridDim.x - 1;
+        if (last)
+            done[kv_head] = 0;
+    }
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    for (int i = threadIdx.x; i < group * D; i += THREADS) {
+        const int g = i / D, col = i % D;
+        const long long first = (long long)(kv_head * group + g) * gridDim.x;
+        float m = -INFINITY;
+        for (int t = 0; t < (int)gridDim.x; ++t) m = fmaxf(m, __ldcg(&part_m[first + t]));
+        float sum_l = 0.0f, sum_o = 0.0f;
+        for (int t = 0; t < (int)gridDim.x; ++t) {
+            const float w = exp2f(__ldcg(&part_m[first + t]) - m);
+            sum_l += w * __ldcg(&part_l[first + t]);
+            sum_o += w * __ldcg(&part_o[(first + t) * D + col]);
+        }
+        o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
+    }
+#endif
 }
 
 #define FLASH_DECODE_WMMA_KERNEL(D)                                                           \
     extern "C" __global__ void __launch_bounds__(THREADS) flash_decode_wmma_kernel_d##D(      \
         const bf16 *q, const bf16 *k, const bf16 *v, float *part_o, float *part_m,            \
-        float *part_l, int s, int keys_per_split, int group, float scale_log2)                \
+        float *part_l, int s, int keys_per_split, int group, float scale_log2,                \
+        unsigned *done, bf16 *o)                                                              \
     {                                                                                         \
         flash_decode_wmma_split<D>(q, k, v, part_o, part_m, part_l, s, keys_per_split, group, \
-                                   scale_log2);                                               \
+                                   scale_log2, done, o);                                      \
     }
 FLASH_DECODE_WMMA_KERNEL(64)
 FLASH_DECODE_WMMA_KERNEL(128)
