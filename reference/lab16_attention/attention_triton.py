@@ -47,6 +47,7 @@ D128_NUM_STAGES = 3
 D64_WS = False
 D128_WS = True
 WS_NUM_STAGES = 2  # its pipeline stages (3 at 128 x 128 x 128 do not fit shared memory)
+WS_BLOCK_N = 128  # its keys per K/V tile (BLOCK_M is D128_BLOCK_M / D64_BLOCK_M)
 # Causal heads: a head's query tiles run last tile first. Programs start in the grid's order
 # (query tile fastest, then head), and a causal program's work grows with its query tile, so
 # in the natural order the grid ends with the last head's heaviest program running alone; last
@@ -56,8 +57,8 @@ WS_NUM_STAGES = 2  # its pipeline stages (3 at 128 x 128 x 128 do not fit shared
 HEAVY_FIRST = True
 # The sweep's candidates (benchmarks/tune_references.py tries each in turn). BLOCK_M must stay a
 # multiple of BLOCK_N (the causal split below assumes the diagonal starts on a tile boundary).
-TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "WS_NUM_STAGES": (2, 3),
-        "HEAVY_FIRST": (False, True),
+TUNE = {"D64_WS": (False, True), "D128_WS": (False, True), "WS_BLOCK_N": (128, 64),
+        "WS_NUM_STAGES": (2, 3), "HEAVY_FIRST": (False, True),
         "D64_BLOCK_M": (64, 128), "D64_BLOCK_N": (32, 64, 128), "D64_NUM_WARPS": (4, 8),
         "D64_NUM_STAGES": (2, 3, 4),
         "D128_BLOCK_M": (64, 128), "D128_BLOCK_N": (32, 64, 128), "D128_NUM_WARPS": (4, 8),
@@ -195,7 +196,8 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
     grid = (triton.cdiv(s, bm), b * h)
     if ws and s % bm == 0 and all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)):
         attention_ws_kernel[grid](q, k, v, o, s, 1.4426950408889634 / math.sqrt(d),
-                                  CAUSAL=bool(causal), HEAD_DIM=d, BLOCK_M=bm, BLOCK_N=bn,
+                                  CAUSAL=bool(causal), HEAD_DIM=d, BLOCK_M=bm,
+                                  BLOCK_N=min(WS_BLOCK_N, bm),
                                   HEAVY_FIRST=HEAVY_FIRST, num_warps=4,
                                   num_stages=WS_NUM_STAGES)
         return
