@@ -1090,7 +1090,8 @@ bench(LAB, "cuda", attention_cuda, graded=True)
 # overflow float32 as soon as a score passes 88; add the partials as they are and every split
 # counts as if its max were the common one.
 #
-# **The launch plan** (both languages):
+# **The launch plan** (both languages; the CUDA launcher aims at fewer, larger blocks, see
+# its section):
 #
 # 1. `splits`: about 4 programs per SM over the batch, never more splits than 64-key tiles,
 #    at most 64: `sms = torch.cuda.get_device_properties(q.device).multi_processor_count if
@@ -1106,12 +1107,11 @@ bench(LAB, "cuda", attention_cuda, graded=True)
 # The two launches go to one stream: the second starts when the first is done.
 #
 # **Rules of the arithmetic**: scores and every statistic (`m`, `l`, the partials, the combine)
-# in float32; `p · v` summed in float32 (Triton's `tl.dot` takes `p` rounded to bfloat16, as in
-# exercise 1; the CUDA kernel multiplies on the CUDA cores in float32 and keeps `p` as it is:
-# the check allows either); `o` rounded once, at the store. Work in base 2 as in exercise 1
-# (`log2(e)` folded into the scale, `exp2` everywhere, `m_t` in base 2 too): both passes must
-# agree on it. The check compares with the float64 result at one bfloat16 ulp relative, 4e-3
-# absolute.
+# in float32; `p` rounded to bfloat16 for the tensor cores' `p · v` (`tl.dot` in Triton, WMMA
+# in CUDA, as in exercise 1), summed in float32; `o` rounded once, at the store. Work in base 2
+# as in exercise 1 (`log2(e)` folded into the scale, `exp2` everywhere, `m_t` in base 2 too):
+# both passes must agree on it. The check compares with the float64 result at one bfloat16 ulp
+# relative, 4e-3 absolute.
 #
 # ### Triton
 #
@@ -1309,98 +1309,180 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 
 
 # %% [markdown]
-# ### CUDA C: a key per group of lanes, warp shuffles, no tensor cores
+# ### CUDA C: the group as one 16-row operand, a K/V pipeline per warp, the tensor cores
 #
-# One block of 128 threads (4 warps) per `(split, KV head, sequence)`:
-# `blockIdx.x`, `.y`, `.z`, grid `(splits, hkv, b)`. No shared K/V tiles and no tensor cores:
-# each key is used for `group` dot products and `group` multiply-adds of its value row, work
-# the CUDA cores do faster than memory delivers the rows. What matters is that every load is
-# wide and every byte is read once.
+# One block of 8 warps (256 threads) per `(split, KV head, sequence)`: `blockIdx.x`, `.y`,
+# `.z`, grid `(splits, hkv, b)`; it handles the `G` query heads of its KV head together.
+# Exercise 1's CUDA kernel (`ATTENTION_CU`) turned around: there a block had 128 queries and
+# the head's keys, here it has `G ≤ 8` queries and one split's keys, each read once.
 #
-# **A key per group of lanes.** A key's row is `d` bfloat16s, `d / 8` pieces of 16 bytes. So
-# `LANES = d / 8` lanes read one key together, a piece each (`uint4`: 8 elements), and a warp
-# reads `32 / LANES` keys at once: 2 at `d = 128`, 4 at `d = 64`. The block's
-# `SLOTS = 128 / LANES` lane groups (8 or 16) take keys `start + slot`, `start + slot + SLOTS`,
-# …: lane `threadIdx.x` is in group `slot = threadIdx.x / LANES` and owns columns
-# `col = (threadIdx.x % LANES) · 8` to `col + 7`, for the whole loop. A group takes two keys a
-# step (`slot` and `slot + SLOTS` past the step's first), and loads both keys' `k` and `v`
-# pieces before it uses any: four loads of 16 bytes in flight per lane, where a key a step
-# waits on memory twice as often (the reference's split pass measured 1.3x faster with two
-# keys a step than with one, on an H100).
+# **Why the tensor cores, when decode is memory-bound.** Memory-bound says that reading `k` and
+# `v` sets the floor, not that a kernel reaches it: everything else it issues per key must
+# keep pace with the read. On the CUDA cores a key costs `G` dot products of `d`, every element
+# of its `k` and `v` rows converted from bfloat16 to float first, the scores summed across
+# lanes by shuffles, and `G` multiply-adds of `d` for `p · v`. A design that reads a key per
+# group of `d / 8` lanes that way issues about 119 warp instructions per key at `d = 128`,
+# `G = 4` (its loop's SASS, nvcc 13, sm_90): the instructions, not the memory, bound it. On
+# the tensor cores, `q · kᵀ` and `p · v` for 16 keys are 32 `HMMA` instructions of a warp, 2 a
+# key for all `G` heads at once, and the loop issues about 19 instructions a key (a tile
+# without masked keys, `p` in registers). On an H100 (2026-12-06), at the perf shapes (32 query
+# heads on 8 KV heads, `d = 128`; `b = 1`, `s = 32768` / `b = 8`, `s = 8192` / `b = 8`,
+# `s = 32768`), the reference of this design read 2363 / 2544 / 2865 GB/s, and that CUDA-cores
+# design ran 0.80x / 0.69x / 0.57x of it.
 #
-# **Per key**, each lane: its 8 columns of the key, `G` partial dot products with its 8
-# columns of each query head (held in registers, as floats, already scaled: `qf[G][8]`), then
-# the sums across the group's `LANES` lanes with `__shfl_xor_sync` (offsets `LANES / 2` down to
-# 1: an XOR below `LANES` stays inside an aligned group of `LANES` lanes, and every lane ends
-# with the whole score). Then the online softmax per query head, one key at a time, on the
-# lane's `m[G]`, `l[G]` and its 8 columns of the accumulator, `acc[G][8]`, with its 8 columns of
-# the value.
+# **The group, padded to 16 rows.** A WMMA operand has 16 rows, a group 1 to 8 query heads.
+# Rows `0 … G - 1` of a 16 × `d` shared tile `qs` are the group's heads, rows `G … 15` zeros
+# (cp.async's zero fill, as for exercise 1's rows past `s`), loaded once into `d / 16`
+# `matrix_a` fragments. The padding costs tensor-core work only, which is free here, as in the
+# Triton kernel: rows `G … 15` score 0 against every key, run their softmax on those zeros and
+# are never written.
 #
-# **The block's partial.** After the loop every lane group holds a partial of its own, over
-# the keys it saw. They are combined exactly as the splits will be: each group writes its
-# `acc`, `m` and `l` to shared memory, `__syncthreads()`, then the block's threads take the
-# `G · d` outputs, and for each the max over the groups' `m`, the weights `exp2f(m_slot - m)`,
-# and the weighted sums; they write the split's partial to `part_o`, `part_m`, `part_l`.
+# **A pipeline per warp.** The split's keys are tiles of `BN = 16`; warp `w` takes tiles `w`,
+# `w + 8`, `w + 16`, … of them, and streams them through `STAGES = 2` K and V tiles **of its
+# own** in shared memory, copied by its own lanes with cp.async one tile ahead. No warp reads
+# another's tiles, so `__pipeline_wait_prior` and `__syncwarp()` order them: no
+# `__syncthreads()` in the loop, and no warp waits for the slowest one. In flight: a tile of K
+# and V per warp, 8 KiB at `d = 128`, 64 KiB a block.
 #
-# **The combine kernel**: one block of `d` threads per query head; thread `c` reads every
-# split's `m` (the same few floats in every thread: the cache serves them), then the weights
-# and its column of every `acc_t`, and writes `o[head][c]` rounded once with
-# `__float2bfloat16_rn`.
+# **Per tile**, in the warp's accumulator fragments, with exercise 1's tools:
 #
-# `G` and `D` are template parameters, so that `qf`, `acc` and the loops over them are sized at
-# compile time and stay in registers: `template <int D, int G> flash_decode_split(...)`,
-# instantiated in eight kernels (given), `flash_decode_kernel_d64_g1` to
-# `flash_decode_kernel_d128_g8`.
+# - **The scores** `c`, 16 rows × 16 keys, `q · kᵀ` as in exercise 1, unscaled.
+# - **Keys past the split's end.** `keys_per_split` is a multiple of 64, so only the last
+#   split's last tile can run past `stop = min(start + keys_per_split, s)`, where `s` is not a
+#   multiple of 16. Its rows from `stop` on are the copies' zeros and score 0: unmasked, each
+#   adds `exp2(0 - m)` to `l`. Once a split, so through the exchange tile rather than
+#   exercise 1's per-element mask: the fragments stored, `-inf` written at the columns from
+#   `stop` on, loaded back.
+# - **The row statistics through the exchange tile**, exercise 1's exchange without its map:
+#   each element's max over the tile's fragments (`pmax`, an accumulator fragment) goes to the
+#   warp's exchange tile by `store_matrix_sync`, which puts every element at its row and column
+#   whatever the map is. Lanes `2r`, `2r + 1` read row `r`'s 16 maxima, 8 each, combine them
+#   with `__shfl_xor_sync(0xffffffff, x, 1)`, take the new running max and `alpha`, and write
+#   `alpha` across columns 0–15 of row `r` and the max across columns 16–31. Loaded back as two
+#   accumulator fragments (`load_matrix_sync`, the same map as every accumulator), each
+#   element holds its row's `alpha` and max.
+# - **`l` per element and the rescaled accumulator**, as in exercise 1; `p = exp2(x · scale -
+#   max)`, the scale applied here (the max of the scaled scores is the scaled max).
+# - **`p` into `p · v`** straight from the score fragments where a `matrix_a` fragment holds
+#   the same elements (exercise 1's check, `direct`: true for bfloat16 on an H100 and on the
+#   CPU backend), else through the exchange tile and a probability tile; `p · v` into the
+#   16 × `d` accumulators.
 #
-# <details><summary>Hint 1 — eight elements in one load</summary>
+# **Merging the warps, exactly.** After the loop each warp holds a partial over its own tiles:
+# its accumulators and, per row, its `m` and `l`. They are merged as the combine merges splits:
+# each warp's row sums (`l` per element through the exchange tile, lanes `2r`, `2r + 1` a row)
+# and maxima go to a per-warp array `st`, its accumulators (16 × (`d` + 4) floats) to its own
+# stage tiles, free now; `__syncthreads()`; then the block's threads take the `G · d` outputs,
+# each the max `m` of the warps' maxima, the weights `exp2(m_w - m)`, and the weighted sums of
+# `l` and of the accumulators: the split's partials. A warp that had no tile (a split of fewer
+# than 8 tiles) leaves `m = -inf`, weight 0.
 #
-# A `__device__` function `load8(const __nv_bfloat16 *p, float *f)`:
-# `const uint4 raw = *reinterpret_cast<const uint4 *>(p);` (16 bytes at once: `p` must be
-# 16-byte aligned, true for every piece, since a row is `2 d` bytes, a multiple of 16, and
-# torch aligns its allocations), then the four `__nv_bfloat162` pairs in it,
-# `reinterpret_cast<const __nv_bfloat162 *>(&raw)`, each through `__bfloat1622float2`.
+# **Shared memory**, dynamic (`extern __shared__ __align__(128) unsigned char smem[];`), rows
+# padded by 16 bytes as in exercise 1, `WARPS = 8`, `BN = 16`, `STAGES = 2`:
+#
+# | tile | shape | element | bytes at `d = 64` / `128` |
+# |---|---|---|---|
+# | `qs` (the group's queries, rows `G` to 15 zeros) | 16 × (`d` + 8) | bfloat16 | 2304 / 4352 |
+# | `kv[warp][stage][k or v]` (each warp's K and V tiles; its accumulators after the loop) | 16 × (`d` + 8) each, 4 per warp | bfloat16 | 73728 / 139264 |
+# | `ss[warp]` (the exchange tile) | 16 × (32 + 4) | float | 18432 |
+# | `ps[warp]` (probabilities, where `p` cannot stay in registers) | 16 × (16 + 8) | bfloat16 | 6144 |
+# | `st[warp]` (its rows' sums and maxima, after the loop) | 2 × 16 | float | 1024 |
+#
+# 101632 bytes at `d = 64`, 169216 (165.25 KiB) at `d = 128`: past 48 KiB, which
+# SourceModule's launch opts in to. The exchange tile is 32 columns wide although a tile has
+# 16 keys: `alpha` and the max side by side.
+#
+# **The launch plan** differs from the Triton launcher's: at `d = 128` an SM holds one block
+# (165.25 KiB of shared memory), so `splits` aims at **one block per SM** over the batch,
+# rounded down, `max(1, sms // (b · hkv))`: a last wave of a few blocks would take a whole
+# wave's time. Then `min(…, cdiv(s, 64), 32)`,
+# `keys_per_split = cdiv(cdiv(s, splits), 64) · 64` and `splits = cdiv(s, keys_per_split)`.
+# On an H100 (132 SMs), at the perf shapes (`hkv = 8`): 16 splits at `b = 1` (2048 keys each
+# at `s = 32768`), 2 at `b = 8`, 128 blocks either way. Without a GPU, plan as for 16 SMs, so
+# that the check's shapes are split.
+#
+# **The combine kernel** is the Triton one's arithmetic: one block of `d` threads per query
+# head; thread `c` reads every split's `m` (the same few floats in every thread: the cache
+# serves them), then the weights and its column of every `acc_t`, and writes `o[head][c]`
+# rounded once with `__float2bfloat16_rn`.
+#
+# Given in the cell: the includes, `load_shared` (as in `ATTENTION_CU`), `from_float` and
+# `to_float` for bfloat16, `WARPS`, `BN`, `STAGES`, `PAD_T`, `PAD_F`, and the kernels:
+# `template <int D, int G> flash_decode_split(...)`, instantiated in eight kernels,
+# `flash_decode_kernel_d64_g1` to `flash_decode_kernel_d128_g8`, and the combine's signature.
+#
+# <details><summary>Hint 1 — the copies</summary>
+#
+# `issue_piece<D>(tile, head, row0, stop, p)`: one 16-byte piece of exercise 1's `issue_rows`,
+# row `p / (D / 8)`, columns `8 (p % (D / 8))`, zero-filled from row `stop` on. `q`: pieces
+# `threadIdx.x, threadIdx.x + THREADS, …` below `16 · D / 8` of
+# `q + (long long)kv_head * G * D` with `stop = G` (rows `G` to 15 zeros), then
+# `__pipeline_commit()`. `issue_tile<D>(tile_k, tile_v, k_head, v_head, n0, stop, tile)`, a
+# warp's copies of keys `n0 … n0 + 15`: in a whole tile (`n0 + BN <= stop`) lane `lane` copies
+# columns `8 (lane % (D / 8))` of rows `lane / (D / 8) + i · ROWS`, `ROWS = 32 / (D / 8)`, of
+# K and of V (fixed offsets from two addresses, the loop unrolled); a tile that passes `stop`,
+# piece by piece with `issue_piece`. Then `__pipeline_commit()` **always**, also where the warp
+# has no such tile (`tile` false, an empty group): every lane counts the same groups.
 # </details>
 #
-# <details><summary>Hint 2 — whose rows</summary>
+# <details><summary>Hint 2 — a warp's tiles and its pipeline</summary>
 #
-# `kv_head = blockIdx.z * gridDim.y + blockIdx.y` (the sequence's KV head, numbered as `k`'s
-# `[b · hkv]` matrices); its first element `(long long)kv_head * s * D`; its query heads
-# `kv_head * G + g`, rows of `q` viewed `[b · hq, D]` (since `hq = G · hkv`). Before the loop,
-# `load8(q + (long long)(kv_head * G + g) * D + col, qf[g])` and each element times
-# `scale_log2`; `m[g] = -INFINITY`, `l[g] = 0`, `acc[g][e] = 0`.
+# `kv_head = blockIdx.z * gridDim.y + blockIdx.y`; `start = blockIdx.x * keys_per_split`,
+# `stop = min(start + keys_per_split, s)`, `tiles = cdiv(stop - start, BN)`; the warp's
+# `mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0`, its tile `j` at
+# `n0 = start + (warp + j · WARPS) · BN`. Before the loop: `q`'s copies; the warp's first
+# `STAGES - 1` tiles (`tile = j < mine`); `direct` (Hint 4); `__pipeline_wait_prior(STAGES - 1)`
+# (`q`'s group, the oldest) and `__syncthreads()` (`q`'s pieces came from every thread); the
+# `q` fragments. Per tile `j`: tile `j + STAGES - 1` into the stage tile `j - 1` used;
+# `__pipeline_wait_prior(STAGES - 1)`, `__syncwarp()` (the wait covers this lane's copies, the
+# `__syncwarp` the warp's); tile `j` is in stage `j % STAGES`; at the end of the iteration
+# `__syncwarp()`: the stage and the exchange tile are read before they are written again. After
+# the loop `__pipeline_wait_prior(0)`.
 # </details>
 #
-# <details><summary>Hint 3 — a loop every lane runs</summary>
+# <details><summary>Hint 3 — scores, the mask, the row max</summary>
 #
-# `__shfl_xor_sync(0xffffffff, ...)` needs all 32 lanes of the warp: the loop bounds must be
-# the same for all of them. `for (int c0 = start; c0 < stop; c0 += 2 * SLOTS)` with
-# `stop = min(start + keys_per_split, s)`, then for `u` = 0, 1: `c = c0 + u * SLOTS + slot`,
-# `valid[u] = c < stop`, and `load8` of both rows into `kf[u]` and `vf[u]` (zeros where not
-# valid) before any score. A lane of an invalid key joins the shuffles; only the
-# online-softmax update is skipped (`if (!valid[u]) continue;`, after the shuffles).
+# `c[jn]` filled with 0, then per 16 of `d` `i`: a `col_major` `matrix_b` fragment from
+# `&ks[16 jn][16 i]` (`ldm d + 8`), `mma_sync(c[jn], qf[i], kf, c[jn])`. If
+# `n0 + BN > stop`: `store_matrix_sync` to `&ss[warp][0][16 jn]` (`ldm` 36), `__syncwarp()`,
+# `ss[warp][i / BN][i % BN] = -INFINITY` where `n0 + i % BN >= stop` (`i = lane, lane + 32, …`
+# below `16 · BN`), `__syncwarp()`, `load_matrix_sync` back, `__syncwarp()`; without it,
+# elements differ only where `s` is not a multiple of 16. Then `pmax.x[e]`, the max of
+# `c[jn].x[e]` over `jn`, stored at `&ss[warp][0][0]`; `__syncwarp()`; lanes `r = lane / 2`,
+# `half = lane % 2`: two `float4` at `&ss[warp][r][8 half]`, their max, the neighbour's by the
+# shuffle; `m_new = fmaxf(m, tile_max * scale_log2)` (finite: a tile's first key is below
+# `stop`), `alpha = exp2f(m - m_new)` (0 at the first tile, `m = -INFINITY`); `alpha` into the
+# same two `float4`, `m_new` into the two 16 columns further on; `__syncwarp()`;
+# `load_matrix_sync` of `alpha` from `&ss[warp][0][0]` and of the max from `&ss[warp][0][16]`.
 # </details>
 #
-# <details><summary>Hint 4 — one key's update</summary>
+# <details><summary>Hint 4 — p, and p · v</summary>
 #
-# For each `g` and each valid key `u` in turn: `m_new = fmaxf(m[g], x[u])`,
-# `alpha = exp2f(m[g] - m_new)` (0 at the group's first key, from `m[g] = -INFINITY`),
-# `p = exp2f(x[u] - m_new)`, `l[g] = l[g] * alpha + p`,
-# `acc[g][e] = acc[g][e] * alpha + p * vf[u][e]` for the lane's 8 columns of the value,
-# `m[g] = m_new`. Elements differ everywhere: a shuffle offset of `LANES` or more (two keys'
-# scores added into one).
+# `direct` once, before the loop (`p_stays_in_registers`): exercise 1's CUDA Hint 3 (learning
+# the maps) on the warp's exchange tile (`ldm` 36) and probability tile (`ldm` 24); only
+# whether the number tile loaded as an accumulator and as a `matrix_a` fragment agree element
+# for element matters here (the exchange needs no map). Per tile: `l[e] *= alpha.x[e]`,
+# `acc[i].x[e] *= alpha.x[e]`; `p = exp2f(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]))`,
+# `l[e] += p`, `c[jn].x[e] = p`; then `pf[jn].x[e] = from_float(c[jn].x[e])` if `direct`, else
+# `store_matrix_sync` to `ss`, the lanes round each element into `ps`, `load_shared` (with
+# `__syncwarp()` before each step). Then per 16 of `d` `i` and 16 keys `jn`: a `row_major`
+# `matrix_b` fragment from `&vs[16 jn][16 i]`, `mma_sync(acc[i], pf[jn], vf, acc[i])`.
 # </details>
 #
-# <details><summary>Hint 5 — the block's partial</summary>
+# <details><summary>Hint 5 — merging the warps</summary>
 #
-# `__shared__ float sm_o[SLOTS][G][D], sm_m[SLOTS][G], sm_l[SLOTS][G];` (32 KiB at `G` = 8,
-# either `d`). Each lane writes its 8 columns of `acc[g]` to `sm_o[slot][g][col]` on,
-# the group's first lane (`col == 0`) its `m` and `l`; `__syncthreads()`; then
-# `for (int i = threadIdx.x; i < G * D; i += THREADS)`: `g = i / D`, `c = i % D`, the max of
-# `sm_m[·][g]`, weights `exp2f(sm_m[t][g] - mx)` (0 for a lane group that saw no key, whose
-# `m` is `-INFINITY`; every split has a key, so `mx` is finite), and the two weighted sums.
-# Row `(long long)(kv_head * G + g) * gridDim.x + blockIdx.x` of the partials: `part_o[row * D +
-# c]`, and `part_m[row]`, `part_l[row]` where `c == 0`. "Depends on thread order": the barrier
-# missing.
+# An accumulator fragment `sums` with `sums.x[e] = l[e]`, stored at `&ss[warp][0][0]`;
+# `__syncwarp()`; lanes `2r`, `2r + 1` add row `r`'s 16 values and each other's; lane `2r`
+# writes `st[warp][0][r]` (the sum) and `st[warp][1][r]` (`m`). The accumulators:
+# `store_matrix_sync` of `acc[i]` at `&os[0][16 i]`, `ldm d + 4`, where
+# `os = reinterpret_cast<float(*)[D + 4]>(&kv[warp][0][0][0][0])` (8448 bytes at `d = 128`,
+# of the warp's 17408). `__syncthreads()` ("depends on thread order": this barrier missing).
+# Then `for (int i = threadIdx.x; i < G * D; i += THREADS)`: `g = i / D`, `col = i % D`, the
+# max of `st[w][1][g]` over the warps, weights `exp2f(st[w][1][g] - mx)`, `sum_l` and
+# `sum_o` (of `os` of warp `w`, `[g][col]`). Row `(long long)(kv_head * G + g) * gridDim.x +
+# blockIdx.x` of the partials: `part_o[row * D + col]`, and `part_m[row]`, `part_l[row]` where
+# `col == 0`. Elements differ on the check's shapes longer than 16 keys if the warps' sums are
+# added without their weights.
 # </details>
 #
 # <details><summary>Hint 6 — the combine and the launcher</summary>
@@ -1408,32 +1490,133 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `flash_decode_combine_kernel(part_o, part_m, part_l, o, splits)`: `head = blockIdx.x`,
 # `c = threadIdx.x`, `d = blockDim.x`; a first loop for the max, a second for
 # `w = exp2f(part_m[first + t] - m)`, `sum_l += w * part_l[...]`,
-# `sum_o += w * part_o[(first + t) * d + c]`. The launcher plans the splits as the Triton one
-# does (64-key granularity), allocates the partials, picks `flash_decode_kernel_d{d}_g{group}`, and
-# launches it with `block=(128, 1, 1)`, `grid=(splits, hkv, b)`, then the combine with
-# `block=(d, 1, 1)`, `grid=(b * hq, 1)`; tensors as `np.uintp(t.data_ptr())`, `s` and
-# `keys_per_split` as `np.int32`, the scale `np.float32(log2(e) / sqrt(d))`.
+# `sum_o += w * part_o[(first + t) * d + c]`. The launcher plans the splits as above, allocates
+# the partials, picks `flash_decode_kernel_d{d}_g{group}`, and launches it with
+# `block=(32 * FD_WARPS, 1, 1)`, `grid=(splits, hkv, b)`, `shared=` the table's bytes; then
+# the combine with `block=(d, 1, 1)`, `grid=(b * hq, 1, 1)`; tensors as
+# `np.uintp(t.data_ptr())`, `s` and `keys_per_split` as `np.int32`, the scale
+# `np.float32(log2(e) / sqrt(d))`.
 # </details>
 
 # %% nbgrader={"grade": false, "grade_id": "flash_decode_cu", "locked": false, "schema_version": 3, "solution": true}
 FLASH_DECODE_CU = r"""
 #include <cuda_bf16.h>
+#include <cuda_pipeline.h>
+#include <mma.h>
+using namespace nvcuda;
+using bf16 = __nv_bfloat16;
 
-#define WARPS 4              // warps per block of the split pass
+// load_shared(f, p, ldm): load_matrix_sync of an operand fragment in shared memory, as in
+// ATTENTION_CU (one ldmatrix for a bfloat16 fragment on the GPU, where load_matrix_sync gives
+// four 4-byte generic loads; load_matrix_sync itself on the CPU backend).
+template <class Fragment, typename T>
+__device__ __forceinline__ void load_shared(Fragment &f, const T *p, unsigned ldm)
+{
+    wmma::load_matrix_sync(f, p, ldm);
+}
+#if defined(__CUDA_ARCH__)
+#define LOAD_SHARED_BF16(USE, LAYOUT, OP, ROW_COL)                                                \
+    __device__ __forceinline__ void load_shared(                                                  \
+        wmma::fragment<wmma::USE, 16, 16, 16, __nv_bfloat16, wmma::LAYOUT> &f,                    \
+        const __nv_bfloat16 *p, unsigned ldm)                                                     \
+    {                                                                                             \
+        unsigned *r = reinterpret_cast<unsigned *>(&f); /* the fragment's 4 registers */          \
+        const unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(p));                   \
+        asm volatile("wmma.load." OP ".sync.aligned." ROW_COL ".m16n16k16.shared.bf16 "           \
+                     "{%0, %1, %2, %3}, [%4], %5;"                                                \
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])                             \
+                     : "r"(at), "r"(ldm));                                                        \
+    }
+LOAD_SHARED_BF16(matrix_a, row_major, "a", "row")  // q, p
+LOAD_SHARED_BF16(matrix_b, col_major, "b", "col")  // k^T
+LOAD_SHARED_BF16(matrix_b, row_major, "b", "row")  // v
+#undef LOAD_SHARED_BF16
+#endif
+
+#define WARPS 8              // warps per split-pass block, each with its own K/V pipeline
 #define THREADS (WARPS * 32)
+#define BN 16                // keys per K/V tile
+#define STAGES 2             // K/V tiles per warp in shared memory: STAGES - 1 in flight
+#define PAD_T 8              // bfloat16s (16 bytes) added to each row of a shared K, V, q or p tile
+#define PAD_F 4              // floats (16 bytes) added to each row of a shared float tile
+
+// float -> bfloat16, rounded to nearest even, and back.
+__device__ __forceinline__ bf16 from_float(float x) { return __float2bfloat16_rn(x); }
+__device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
 
 /// BEGIN SOLUTION
-// Eight bfloat16s (16 bytes, one load; p 16-byte aligned) as floats.
-__device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
+// Piece p (16 bytes, 8 elements) of rows row0 .. of a head (stop x D) into tile by cp.async:
+// row p / (D / 8), columns 8 (p % (D / 8)) on; a row at or past stop is a copy of 0 bytes that
+// fills 16 with zeros (its source is never read).
+template <int D>
+__device__ __forceinline__ void issue_piece(bf16 (*tile)[D + PAD_T], const bf16 *__restrict__ head,
+                                            int row0, int stop, int p)
 {
-    const uint4 raw = *reinterpret_cast<const uint4 *>(p);
-    const __nv_bfloat162 *pairs = reinterpret_cast<const __nv_bfloat162 *>(&raw);
+    const int r = p / (D / 8), c = p % (D / 8) * 8;
+    const bool inside = row0 + r < stop;
+    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
+                            inside ? 0 : 16);
+}
+
+// This warp's copies of keys n0 .. n0 + BN - 1 of a KV head (k_head, v_head: its first row)
+// into one stage's K and V tiles, zeros from stop on; one commit group, empty where the warp has
+// no such tile (tile false), so that every lane counts the groups alike. A lane copies the same
+// 16 bytes of every (32 / (D / 8))-th row: in a whole tile, fixed offsets from two addresses;
+// in the split's last tile, which may pass stop, piece by piece.
+template <int D>
+__device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*tile_v)[D + PAD_T],
+                                           const bf16 *__restrict__ k_head,
+                                           const bf16 *__restrict__ v_head, int n0, int stop,
+                                           bool tile)
+{
+    constexpr int ROWS = 32 / (D / 8);  // rows per pass of the warp: 2 at D = 128, 4 at 64
+    const int lane = threadIdx.x % 32, r = lane / (D / 8), c = lane % (D / 8) * 8;
+    if (tile && n0 + BN <= stop) {
+        const long long from = (long long)(n0 + r) * D + c;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const float2 two = __bfloat1622float2(pairs[i]);
-        f[2 * i] = two.x;
-        f[2 * i + 1] = two.y;
+        for (int i = 0; i < BN / ROWS; ++i) {
+            __pipeline_memcpy_async(&tile_k[r + i * ROWS][c], k_head + from + i * ROWS * D, 16);
+            __pipeline_memcpy_async(&tile_v[r + i * ROWS][c], v_head + from + i * ROWS * D, 16);
+        }
+    } else if (tile) {
+        for (int p = lane; p < BN * D / 8; p += 32) {
+            issue_piece<D>(tile_k, k_head, n0, stop, p);
+            issue_piece<D>(tile_v, v_head, n0, stop, p);
+        }
     }
+    __pipeline_commit();
+}
+
+// Whether p can pass from the score fragments to p . v's matrix_a fragments in registers
+// (exercise 1's check, by the whole warp): a 16 x 16 tile of element numbers 16 row + column,
+// loaded as an accumulator (f_tile, ldf floats a row) and as a matrix_a fragment (t_tile, ldt
+// elements a row, exact in bfloat16 up to 256), the same number in every element of every lane.
+// Both tiles are free again when it returns.
+__device__ __forceinline__ bool p_stays_in_registers(float *f_tile, unsigned ldf, bf16 *t_tile,
+                                                     unsigned ldt)
+{
+    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major>;
+    const int lane = threadIdx.x % 32;
+    for (int i = lane; i < 16 * 16; i += 32) {
+        f_tile[i / 16 * ldf + i % 16] = (float)i;
+        t_tile[i / 16 * ldt + i % 16] = from_float((float)i);
+    }
+    __syncwarp();
+    bool same = false;
+    if constexpr (FragA::num_elements == Acc::num_elements) {
+        Acc map;
+        wmma::load_matrix_sync(map, f_tile, ldf, wmma::mem_row_major);
+        FragA a;
+        load_shared(a, t_tile, ldt);
+        same = true;
+#pragma unroll
+        for (int e = 0; e < Acc::num_elements; ++e)
+            same = same && to_float(a.x[e]) == map.x[e];
+    }
+    const bool direct = __all_sync(0xffffffffu, same);
+    __syncwarp();
+    return direct;
 }
 /// END SOLUTION
 
@@ -1441,112 +1624,233 @@ __device__ __forceinline__ void load8(const __nv_bfloat16 *p, float *f)
 // blockIdx.x * keys_per_split onward (below s); writes each head's partial for this split.
 template <int D, int G>
 __device__ __forceinline__ void flash_decode_split(
-    const __nv_bfloat16 *__restrict__ q,  // [b, hq, D]
-    const __nv_bfloat16 *__restrict__ k,  // [b, hkv, s, D]
-    const __nv_bfloat16 *__restrict__ v,  // [b, hkv, s, D]
-    float *__restrict__ part_o,           // [b, hq, splits, D]
-    float *__restrict__ part_m,           // [b, hq, splits]
-    float *__restrict__ part_l,           // [b, hq, splits]
-    int s,                                // keys per KV head
-    int keys_per_split,                   // keys per block
-    float scale_log2)                     // log2(e) / sqrt(D)
+    const bf16 *__restrict__ q,  // [b, hq, D]
+    const bf16 *__restrict__ k,  // [b, hkv, s, D]
+    const bf16 *__restrict__ v,  // [b, hkv, s, D]
+    float *__restrict__ part_o,  // [b, hq, splits, D]
+    float *__restrict__ part_m,  // [b, hq, splits]
+    float *__restrict__ part_l,  // [b, hq, splits]
+    int s,                       // keys per KV head
+    int keys_per_split,          // keys per block: a multiple of 64
+    float scale_log2)            // log2(e) / sqrt(D)
 {
     /// BEGIN SOLUTION
-    constexpr int LANES = D / 8;            // lanes that read one key, 8 columns (16 bytes) each
-    constexpr int SLOTS = THREADS / LANES;  // lane groups in the block: keys read at once
+    constexpr int LDT = D + PAD_T;  // elements between rows of the q, K and V tiles
+    constexpr int LDS = (BN > 32 ? BN : 32) + PAD_F;  // floats a row of the exchange tile
+    constexpr int LDP = BN + PAD_T;  // elements a row of the probability tile
+    constexpr int LDO = D + PAD_F;   // floats a row of a warp's accumulators, after the loop
+    static_assert(BN % 16 == 0 && 64 % BN == 0, "whole fragments; no tile across two splits");
+    static_assert(16 * LDO * 4 <= STAGES * 2 * BN * LDT * 2,
+                  "a warp's accumulators leave through its own stage tiles");
+    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
+    using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major>;
+    constexpr int E = Acc::num_elements;  // a lane's elements of an accumulator fragment
+    // Shared memory: q's 16-row tile, then per warp its STAGES K and V tiles, its exchange tile,
+    // its probability tile and its rows' sums and maxima (after the loop). Every tile starts a
+    // multiple of 32 bytes in.
+    extern __shared__ __align__(128) unsigned char smem[];
+    bf16(*qs)[LDT] = reinterpret_cast<bf16(*)[LDT]>(smem);
+    bf16(*kv)[STAGES][2][BN][LDT] = reinterpret_cast<bf16(*)[STAGES][2][BN][LDT]>(qs + 16);
+    float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + WARPS);  // [warp][row][:]
+    bf16(*ps)[16][LDP] = reinterpret_cast<bf16(*)[16][LDP]>(ss + WARPS);
+    float(*st)[2][16] = reinterpret_cast<float(*)[2][16]>(ps + WARPS);  // [warp][sum, max][row]
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;  // a matrix of k's [b hkv]
-    const int slot = threadIdx.x / LANES;   // this lane's group
-    const int col = threadIdx.x % LANES * 8;  // the first of its 8 columns
-
-    // The lane's 8 columns of each query head of the group, as floats, scaled (base 2).
-    float qf[G][8];
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-        load8(q + (long long)(kv_head * G + g) * D + col, qf[g]);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) qf[g][e] *= scale_log2;
-    }
-    const __nv_bfloat16 *k_rows = k + (long long)kv_head * s * D + col;  // 64-bit offsets
-    const __nv_bfloat16 *v_rows = v + (long long)kv_head * s * D + col;
-    float m[G], l[G], acc[G][8];  // per head: running max (base 2), sum, 8 columns of p . v
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-        m[g] = -INFINITY;
-        l[g] = 0.0f;
-#pragma unroll
-        for (int e = 0; e < 8; ++e) acc[g][e] = 0.0f;
-    }
-
+    const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head * s * D;
     const int start = blockIdx.x * keys_per_split;
     const int stop = min(start + keys_per_split, s);
-    // The same bounds for every lane: the shuffles below need the whole warp. Two keys per
-    // group a step, c0 + slot and c0 + SLOTS + slot, their k and v rows loaded before either
-    // is used: four 16-byte loads in flight per lane while the memory answers.
-    for (int c0 = start; c0 < stop; c0 += 2 * SLOTS) {
-        float kf[2][8], vf[2][8];
-        bool valid[2];
-#pragma unroll
-        for (int u = 0; u < 2; ++u) {
-            const int c = c0 + u * SLOTS + slot;  // this group's key u
-            valid[u] = c < stop;
-#pragma unroll
-            for (int e = 0; e < 8; ++e) kf[u][e] = vf[u][e] = 0.0f;
-            if (valid[u]) {
-                load8(k_rows + (long long)c * D, kf[u]);
-                load8(v_rows + (long long)c * D, vf[u]);
-            }
-        }
-#pragma unroll
-        for (int g = 0; g < G; ++g) {
-            float x[2];  // key u's score, summed across the group's LANES lanes
-#pragma unroll
-            for (int u = 0; u < 2; ++u) {
-                x[u] = 0.0f;
-#pragma unroll
-                for (int e = 0; e < 8; ++e) x[u] += qf[g][e] * kf[u][e];
-#pragma unroll
-                for (int off = LANES / 2; off > 0; off /= 2)  // below LANES: inside the group
-                    x[u] += __shfl_xor_sync(0xffffffffu, x[u], off);
-            }
-#pragma unroll
-            for (int u = 0; u < 2; ++u) {
-                if (!valid[u]) continue;  // after the shuffles, which every lane joins
-                const float m_new = fmaxf(m[g], x[u]);
-                const float alpha = exp2f(m[g] - m_new);  // 0 at the group's first key
-                const float p = exp2f(x[u] - m_new);
-                l[g] = l[g] * alpha + p;
-#pragma unroll
-                for (int e = 0; e < 8; ++e) acc[g][e] = acc[g][e] * alpha + p * vf[u][e];
-                m[g] = m_new;
-            }
-        }
-    }
+    const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
+    const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 
-    // The lane groups' partials, combined as the splits will be: through shared memory.
-    __shared__ float sm_o[SLOTS][G][D], sm_m[SLOTS][G], sm_l[SLOTS][G];
+    // The group's G query heads, rows 0 .. G - 1 of q's tile (rows G .. 15 zeros), then this
+    // warp's first STAGES - 1 tiles.
+    for (int p = threadIdx.x; p < 16 * D / 8; p += THREADS)
+        issue_piece<D>(qs, q + (long long)kv_head * G * D, 0, G, p);
+    __pipeline_commit();
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
+    for (int j = 0; j < STAGES - 1; ++j)
+        issue_tile<D>(kv[warp][j][0], kv[warp][j][1], k_head, v_head,
+                      start + (warp + j * WARPS) * BN, stop, j < mine);
+
+    const bool direct = p_stays_in_registers(&ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
+    __pipeline_wait_prior(STAGES - 1);  // q's pieces (the oldest group) have landed...
+    __syncthreads();                    // ... every thread's
+    FragA qf[D / 16];
 #pragma unroll
-        for (int e = 0; e < 8; ++e) sm_o[slot][g][col + e] = acc[g][e];
-        if (col == 0) {
-            sm_m[slot][g] = m[g];
-            sm_l[slot][g] = l[g];
+    for (int i = 0; i < D / 16; ++i) load_shared(qf[i], &qs[0][16 * i], LDT);
+
+    Acc acc[D / 16];  // the 16 x D sum of p . v, float32
+#pragma unroll
+    for (int i = 0; i < D / 16; ++i) wmma::fill_fragment(acc[i], 0.0f);
+    float l[E];  // per element: its row's sum of p over the element's columns
+#pragma unroll
+    for (int e = 0; e < E; ++e) l[e] = 0.0f;
+    const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 reduce row r of the exchange
+    float m = -INFINITY;                       // row r's running max, base 2, scaled
+
+    int use = 0, load = STAGES - 1;  // the stages of tile j and of tile j + STAGES - 1
+    for (int j = 0; j < mine; ++j) {
+        // Tile j + STAGES - 1 into the stage that tile j - 1 used (read before the __syncwarp
+        // that ended the last iteration).
+        issue_tile<D>(kv[warp][load][0], kv[warp][load][1], k_head, v_head,
+                      start + (warp + (j + STAGES - 1) * WARPS) * BN, stop,
+                      j + STAGES - 1 < mine);
+        load = load + 1 == STAGES ? 0 : load + 1;
+        __pipeline_wait_prior(STAGES - 1);  // tile j's pieces have landed (this lane's)...
+        __syncwarp();                       // ... every lane's
+        const bf16(*ks)[LDT] = kv[warp][use][0];
+        const bf16(*vs)[LDT] = kv[warp][use][1];
+        use = use + 1 == STAGES ? 0 : use + 1;
+        const int n0 = start + (warp + j * WARPS) * BN;
+
+        Acc c[BN / 16];  // raw scores q . k^T, 16 keys a fragment
+#pragma unroll
+        for (int jn = 0; jn < BN / 16; ++jn) {
+            wmma::fill_fragment(c[jn], 0.0f);
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;  // k^T
+                load_shared(kf, &ks[16 * jn][16 * i], LDT);
+                wmma::mma_sync(c[jn], qf[i], kf, c[jn]);
+            }
+        }
+        if (n0 + BN > stop) {  // keys from stop on (zero rows, scoring 0): -inf, through ss
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn)
+                wmma::store_matrix_sync(&ss[warp][0][16 * jn], c[jn], LDS, wmma::mem_row_major);
+            __syncwarp();
+            for (int i = lane; i < 16 * BN; i += 32)
+                if (n0 + i % BN >= stop) ss[warp][i / BN][i % BN] = -INFINITY;
+            __syncwarp();
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn)
+                wmma::load_matrix_sync(c[jn], &ss[warp][0][16 * jn], LDS, wmma::mem_row_major);
+            __syncwarp();
+        }
+        // Each element's max over the tile's fragments, stored to the exchange tile as an
+        // accumulator: at its (row, column), whatever the map. Lanes 2r, 2r + 1 take row r's
+        // max (8 columns each, then each other's), its new running max and alpha = exp2(m_old -
+        // m_new), and write alpha across columns 0-15 of row r (over the maxima they read) and
+        // the max across 16-31; loaded back as accumulators, every element has its row's.
+        {
+            Acc pmax;
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                pmax.x[e] = c[0].x[e];
+#pragma unroll
+                for (int jn = 1; jn < BN / 16; ++jn) pmax.x[e] = fmaxf(pmax.x[e], c[jn].x[e]);
+            }
+            wmma::store_matrix_sync(&ss[warp][0][0], pmax, LDS, wmma::mem_row_major);
+        }
+        __syncwarp();
+        {
+            float4 *x4 = reinterpret_cast<float4 *>(&ss[warp][r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+            // Finite: the tile's first key is below stop. scale_log2 > 0: the max of the scaled
+            // scores is the scaled max.
+            const float m_new = fmaxf(m, tile_max * scale_log2);
+            const float alpha = exp2f(m - m_new);  // 0 at the first tile (m = -inf)
+            x4[0] = x4[1] = make_float4(alpha, alpha, alpha, alpha);
+            x4[4] = x4[5] = make_float4(m_new, m_new, m_new, m_new);  // columns 16 + 8 half on
+            m = m_new;
+        }
+        __syncwarp();
+        Acc alpha, m_row;
+        wmma::load_matrix_sync(alpha, &ss[warp][0][0], LDS, wmma::mem_row_major);
+        wmma::load_matrix_sync(m_row, &ss[warp][0][16], LDS, wmma::mem_row_major);
+        // Rescale by alpha; p = exp2(x scale - max) in place (0 past stop), summed per element.
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            l[e] *= alpha.x[e];
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha.x[e];
+        }
+#pragma unroll
+        for (int jn = 0; jn < BN / 16; ++jn)
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const float p = exp2f(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]));
+                l[e] += p;
+                c[jn].x[e] = p;
+            }
+        FragA pf[BN / 16];
+        if (direct) {  // p rounded to bfloat16, element for element
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn)
+#pragma unroll
+                for (int e = 0; e < E; ++e) pf[jn].x[e] = from_float(c[jn].x[e]);
+        } else {  // through the exchange tile (float) and the probability tile (bfloat16)
+            __syncwarp();  // every lane has loaded alpha and the max
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn)
+                wmma::store_matrix_sync(&ss[warp][0][16 * jn], c[jn], LDS, wmma::mem_row_major);
+            __syncwarp();
+            for (int i = lane; i < 16 * BN; i += 32)
+                ps[warp][i / BN][i % BN] = from_float(ss[warp][i / BN][i % BN]);
+            __syncwarp();
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn) load_shared(pf[jn], &ps[warp][0][16 * jn], LDP);
+        }
+        // acc += p . v
+#pragma unroll
+        for (int i = 0; i < D / 16; ++i)
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn) {
+                wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
+                load_shared(vf, &vs[16 * jn][16 * i], LDT);
+                wmma::mma_sync(acc[i], pf[jn], vf, acc[i]);
+            }
+        __syncwarp();  // the stage and the exchange tile are read before they are written again
+    }
+    __pipeline_wait_prior(0);  // (only empty groups can be left: nothing lands after this)
+
+    // The warp's row sums through the exchange tile; row r's sum and max to st (a warp without
+    // a tile leaves 0 and -inf: weight 0 below); its accumulators to its own stage tiles.
+    {
+        Acc sums;
+#pragma unroll
+        for (int e = 0; e < E; ++e) sums.x[e] = l[e];
+        wmma::store_matrix_sync(&ss[warp][0][0], sums, LDS, wmma::mem_row_major);
+    }
+    __syncwarp();
+    {
+        const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][r][8 * half]);
+        const float4 a = x4[0], b = x4[1];
+        float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+        if (half == 0) {
+            st[warp][0][r] = sum;
+            st[warp][1][r] = m;
         }
     }
-    __syncthreads();  // every group's partial is in shared memory
+    float(*os)[LDO] = reinterpret_cast<float(*)[LDO]>(&kv[warp][0][0][0][0]);
+#pragma unroll
+    for (int i = 0; i < D / 16; ++i)
+        wmma::store_matrix_sync(&os[0][16 * i], acc[i], LDO, wmma::mem_row_major);
+    __syncthreads();  // every warp's accumulators, sums and maxima are in shared memory
+
+    // The warps merged per (query head, column), each rescaled to the common max (finite: warp
+    // 0 has the split's first tile), into the split's partials: a head's splits are
+    // consecutive rows.
     for (int i = threadIdx.x; i < G * D; i += THREADS) {
-        const int g = i / D, c = i % D;
-        float mx = -INFINITY;  // finite: every split has a key below s
-        for (int t = 0; t < SLOTS; ++t) mx = fmaxf(mx, sm_m[t][g]);
+        const int g = i / D, col = i % D;
+        float mx = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, st[w][1][g]);
         float sum_l = 0.0f, sum_o = 0.0f;
-        for (int t = 0; t < SLOTS; ++t) {
-            const float w = exp2f(sm_m[t][g] - mx);  // 0 for a group that saw no key
-            sum_l += w * sm_l[t][g];
-            sum_o += w * sm_o[t][g][c];
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) {
+            const float wt = exp2f(st[w][1][g] - mx);  // 0 for a warp that had no tile
+            sum_l += wt * st[w][0][g];
+            sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
         }
         const long long row = (long long)(kv_head * G + g) * gridDim.x + blockIdx.x;
-        part_o[row * D + c] = sum_o;
-        if (c == 0) {
+        part_o[row * D + col] = sum_o;
+        if (col == 0) {
             part_m[row] = mx;
             part_l[row] = sum_l;
         }
@@ -1557,9 +1861,8 @@ __device__ __forceinline__ void flash_decode_split(
 // The eight kernels the launcher picks from: head dimension x group.
 #define FLASH_DECODE_KERNEL(D, G)                                                             \
     extern "C" __global__ void __launch_bounds__(THREADS) flash_decode_kernel_d##D##_g##G(    \
-        const __nv_bfloat16 *q, const __nv_bfloat16 *k, const __nv_bfloat16 *v,               \
-        float *part_o, float *part_m, float *part_l, int s, int keys_per_split,               \
-        float scale_log2)                                                                     \
+        const bf16 *q, const bf16 *k, const bf16 *v, float *part_o, float *part_m,            \
+        float *part_l, int s, int keys_per_split, float scale_log2)                           \
     {                                                                                         \
         flash_decode_split<D, G>(q, k, v, part_o, part_m, part_l, s, keys_per_split,          \
                                  scale_log2);                                                 \
@@ -1579,7 +1882,7 @@ extern "C" __global__ void flash_decode_combine_kernel(
     const float *__restrict__ part_o,  // [b hq, splits, d] float32, from the split pass
     const float *__restrict__ part_m,  // [b hq, splits]
     const float *__restrict__ part_l,  // [b hq, splits]
-    __nv_bfloat16 *__restrict__ o,     // [b hq, d], written
+    bf16 *__restrict__ o,              // [b hq, d], written
     int splits)                        // partials per query head
 {
     /// BEGIN SOLUTION
@@ -1606,15 +1909,20 @@ flash_decode_kernels_cu = {
     for d in (64, 128) for g in (1, 2, 4, 8)
 }
 flash_decode_combine_cu = flash_decode_module.get_function("flash_decode_combine_kernel")
+# FLASH_DECODE_CU's WARPS, BN and STAGES: warps per split-pass block, keys per K/V tile, K/V
+# tiles per warp in shared memory.
+FD_WARPS, FD_BN, FD_STAGES = 8, 16, 2
 
 
 def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
     """o[i, h] = softmax(q[i, h] @ k[i, h // group]^T / sqrt(d)) @ v[i, h // group]: a block of
-    128 threads per (split, KV head, sequence), then a block per query head combining them.
+    8 warps per (split, KV head, sequence), on the tensor cores, then a block per query head
+    combining the splits.
 
     Pass the arguments in the kernels' order, as C types: each tensor as
     np.uintp(t.data_ptr()), ints as np.int32(...), the scale as np.float32(...); then block=
-    and grid= (three numbers each).
+    and grid= (three numbers each), and the split pass's shared= (bytes of dynamic shared
+    memory).
     """
     ### BEGIN SOLUTION
     b, hq, d = q.shape
@@ -1626,16 +1934,27 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert (d, hq // hkv) in flash_decode_kernels_cu, \
         f"head dim {d}, group {hq // hkv}: no kernel for it"
-    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need aligned rows"
+    assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte copies need aligned rows"
     assert hkv <= 65535 and b <= 65535, f"{hkv} KV heads, {b} sequences: gridDim.y, z <= 65535"
-    # The Triton launcher's plan: about 4 blocks per SM, keys_per_split a multiple of 64.
-    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    splits = min(triton.cdiv(4 * sms, b * hkv), triton.cdiv(s, 64), 64)
+    # One block per SM over the batch at most, rounded down: an SM holds one block at d = 128
+    # (165 KiB of shared memory), and a last wave of a few blocks would take a whole wave's
+    # time. No more splits than 64-key tiles, at most 32; keys_per_split a multiple of 64, so
+    # that no K/V tile crosses into the next split. Without a GPU: as for 16 SMs, so that the
+    # check's shapes are split.
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 16
+    splits = min(max(1, sms // (b * hkv)), triton.cdiv(s, 64), 32)
     keys_per_split = triton.cdiv(triton.cdiv(s, splits), 64) * 64
     splits = triton.cdiv(s, keys_per_split)  # none left empty
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    # q's 16 x (d + 8) tile; per warp: its stages of K and V tiles, BN x (d + 8) bfloat16 each,
+    # the exchange tile 16 x (32 + 4) floats, the probability tile 16 x (BN + 8) bfloat16, and
+    # 2 x 16 floats (its rows' sums and maxima). 101632 bytes at d = 64, 169216 at d = 128:
+    # past 48 KiB, which SourceModule's launch opts in to.
+    smem = 16 * (d + 8) * 2 + FD_WARPS * (FD_STAGES * 2 * FD_BN * (d + 8) * 2
+                                          + 16 * (max(FD_BN, 32) + 4) * 4
+                                          + 16 * (FD_BN + 8) * 2 + 2 * 16 * 4)
     flash_decode_kernels_cu[(d, hq // hkv)](
         np.uintp(q.data_ptr()),
         np.uintp(k.data_ptr()),
@@ -1646,8 +1965,9 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         np.int32(s),
         np.int32(keys_per_split),
         np.float32(1.4426950408889634 / math.sqrt(d)),  # log2(e) / sqrt(d)
-        block=(128, 1, 1),
+        block=(32 * FD_WARPS, 1, 1),
         grid=(splits, hkv, b),
+        shared=smem,
     )
     flash_decode_combine_cu(
         np.uintp(part_o.data_ptr()),
@@ -1666,8 +1986,9 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
 #
 # Shapes: groups 1, 4 and 8 (a KV head of 200 keys read by 4 query heads; plain multi-head
 # attention; 513 keys, one past whole tiles; 8 query heads on one KV head of 37 keys, shorter
-# than a split), head dims 64 and 128, bfloat16. Without a GPU the launchers plan for 4 SMs, so
-# every shape longer than 64 keys is split and combined. A failure names the shape (`b`, `hq`,
+# than a split), head dims 64 and 128, bfloat16. Without a GPU the launchers plan for 16
+# programs (the Triton one as for 4 SMs, the CUDA one as for 16), so every shape longer than 64
+# keys is split and combined. A failure names the shape (`b`, `hq`,
 # `d`, `hkv`, `s`) and the first wrong elements of `o` by `[sequence, query head, column]`.
 
 # %% nbgrader={"grade": true, "grade_id": "test_flash_decode_triton", "locked": true, "schema_version": 3, "solution": false}
