@@ -65,14 +65,15 @@
 # **What you will learn**
 # - the online softmax with a rescaled accumulator: attention in one pass, `O(s)` memory;
 # - two dependent matrix products per tile on the tensor cores, the first's result becoming
-#   the second's operand: `tl.dot` twice; WMMA with the scores going through a per-warp
-#   scratch tile in shared memory, because an accumulator fragment's layout is opaque;
-# - causal masking, and the work it saves: a causal program stops at the diagonal, and masks
-#   only the tiles on it;
+#   the second's operand: `tl.dot` twice; in WMMA, the softmax kept in the accumulator
+#   fragments, their opaque layout learnt at run time;
+# - causal masking, and the work it saves: a causal program stops at the diagonal, masks only
+#   the tiles on it, and the heaviest programs start first;
 # - FLOP accounting for attention: `4 · b · h · s² · d` (full), half that (causal);
 # - at decode, where the work is a read of the cache: enough programs to keep every SM
 #   reading (split-K over the keys), and the exact combine of partial softmaxes, each with its
-#   own max; grouped-query heads sharing one read of their KV head.
+#   own max; grouped-query heads sharing one read of their KV head, as one 16-row operand of
+#   the tensor cores.
 #
 # **What you write**, for each exercise: Triton kernels and their launcher, CUDA C kernels (in
 # a source string) and their launcher.
