@@ -134,11 +134,12 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps, query
     tiles a warp, keys a K/V tile and lazy rescale; Triton attention's D64_WS, D128_WS, the
-    warp-specialized kernel's tiles and stages, and HEAVY_FIRST; CUDA flash_decode's DESIGN, the CUDA-cores kernel staged or not, the tensor-core
-    kernel at other warps, tiles, stages and splits, and with its combine fused); the checked-in
-    ones run in the test above, the others here on every public and hidden shape (the q-scaled
-    ones move the max between K/V tiles, which only a right rescale of each row survives), so
-    that a sweep never picks a wrong kernel for being fast."""
+    warp-specialized kernel's tiles and stages, and HEAVY_FIRST; CUDA flash_decode's DESIGN,
+    the CUDA-cores kernel staged or not, the tensor-core kernel at other warps, tiles, stages
+    and splits, and with its combine fused); the checked-in ones run in the test above, the
+    others here on every public and hidden shape (the q-scaled ones move the max between K/V
+    tiles, which only a right rescale of each row survives), so that a sweep never picks a
+    wrong kernel for being fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 
 
