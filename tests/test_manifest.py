@@ -229,3 +229,20 @@ def test_every_suite_ends_with_a_small_shape(lab_id):
             sizes = [_elements(ex, s) for s in ex.shapes.get(suite, ())]
             if len(set(sizes)) > 1:
                 assert sizes[-1] < max(sizes), f"{ex.key} {suite}: {sizes}"
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_inputs_of_one_shape_lie_in_either_address_order(descending):
+    """cases.place_inputs: inputs of one shape, dtype and layout by address in the manifest's
+    order, ascending or descending (the correctness judge alternates from case to case), each
+    with its own values; an input of another shape is left where the allocator put it."""
+    values = {"w_gate": torch.arange(12.0).view(3, 4), "bias": torch.arange(3.0),
+              "w_up": torch.arange(12.0).view(3, 4) + 100, "w_down": -torch.arange(12.0).view(3, 4)}
+    padded = {"w_down": ((5, 1), 0)}  # rows 5 apart: another layout, a group of its own
+    for _ in range(3):  # whatever order the allocator hands out
+        placed = cases.place_inputs(values, padded, "cpu", descending=descending)
+        assert list(placed) == list(values)
+        assert all(torch.equal(placed[k], v) for k, v in values.items())
+        gate, up = placed["w_gate"].data_ptr(), placed["w_up"].data_ptr()
+        assert (gate > up) == descending, (gate, up)
+        assert placed["w_down"].stride() == (5, 1)

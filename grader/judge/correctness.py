@@ -139,7 +139,9 @@ def launch(ex: Exercise, impl: str, calls, shape: dict, dtype: str, inputs: dict
     `grader.execution.worker.Replayed`), and report what ran. Never raises: an exception becomes an
     error message (`calls.error`)."""
     tdev = "cuda" if device == "gpu" else "cpu"
-    on_device = {k: cases.place(v, (layouts or {}).get(k), tdev) for k, v in inputs.items()}
+    # Inputs of one shape in the manifest's address order on even cases, reversed on odd ones.
+    on_device = cases.place_inputs(inputs, layouts or {}, tdev,
+                                   descending=index is not None and index % 2 == 1)
     params = list(ex.param_values(shape).values())
     buffers, outputs = cases.alloc_outputs(ex, shape, dtype, tdev)
     start = time.perf_counter()

@@ -378,6 +378,44 @@ def to_device(t: torch.Tensor, device: str) -> torch.Tensor:
     return place(t, (tuple(t.stride()), t.storage_offset()), device)
 
 
+def place_inputs(values: dict[str, torch.Tensor], layouts: dict, device: str,
+                 descending: bool = False) -> dict[str, torch.Tensor]:
+    """A case's inputs on `device`, each in storage of its own (`place`), where inputs of one
+    shape, dtype and layout lie in the manifest's order of inputs by address: ascending, or
+    `descending`. The allocator's order is an accident of its free lists; a kernel that assumes
+    one input lies above another (lab15's two weights read as one tensor from the lower) must
+    meet both orders, and the correctness judge alternates them from case to case."""
+    placed = {k: place(v, layouts.get(k), device) for k, v in values.items()}
+    groups: dict[tuple, list[str]] = {}
+    for name, t in placed.items():
+        key = (tuple(t.shape), t.dtype, tuple(t.stride()), t.storage_offset(),
+               t.untyped_storage().nbytes())
+        groups.setdefault(key, []).append(name)
+    for names in (g for g in groups.values() if len(g) > 1):
+        # The group's tensors by address; holder[i]: the name whose values tensor i holds.
+        by_address = sorted((placed[n] for n in names), key=lambda t: t.data_ptr(),
+                            reverse=descending)
+        holder = [next(n for n in names if placed[n] is t) for t in by_address]
+        for i, name in enumerate(names):  # the i-th name's values into the i-th address
+            j = holder.index(name)
+            if j != i:
+                _swap_storage(by_address[i], by_address[j])
+                holder[i], holder[j] = holder[j], holder[i]
+        placed.update(zip(names, by_address))
+    return placed
+
+
+def _swap_storage(a: torch.Tensor, b: torch.Tensor, chunk: int = 1 << 26) -> None:
+    """Exchange the bytes of two storages of one size, 64 MiB at a time (no copy of either
+    whole: a case's inputs may fill most of the device)."""
+    x, y = (torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+            for t in (a, b))
+    for start in range(0, x.numel(), chunk):
+        held = x[start:start + chunk].clone()
+        x[start:start + chunk].copy_(y[start:start + chunk])
+        y[start:start + chunk].copy_(held)
+
+
 def place(values: torch.Tensor, layout: Layout | None, device: str) -> torch.Tensor:
     """`values` on `device` as a view with `layout`'s strides and offset into storage of its
     own; unused storage is NaN (or -1 for integers), not zeros. No layout: `to_device`."""

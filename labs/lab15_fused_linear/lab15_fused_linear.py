@@ -1037,7 +1037,7 @@ bench(LAB, "cuda", linear_gelu_cuda, graded=True)
 # runs it apart from the GPU's memory, with stand-in addresses), so an address difference
 # taken there means nothing to the kernel. A stride must be positive: where `w_up` lies
 # below `w_gate`, the descriptor starts at `w_up` and the two halves swap (`tl.where` on that
-# one condition). A descriptor's strides are multiples of 16 bytes: both bases are 16-byte
+# one condition). The grader lays the two out both ways, on consecutive graded shapes. A descriptor's strides are multiples of 16 bytes: both bases are 16-byte
 # aligned, so their distance is. One tensor passed as both weights has no distance: the
 # launcher takes the pointer kernels then.
 #
@@ -1382,8 +1382,8 @@ def mlp_triton(x: torch.Tensor, w_gate: torch.Tensor, w_up: torch.Tensor, w_down
 # **Rows that are not 16-byte aligned** (`w_gate`'s padded by 3, `w_down`'s by 5, `d` or `f` not
 # a multiple of 8): exercise 1's `vec` test, for each kernel on its own operands (`x`, `w_gate`,
 # `w_up`; `h`, whose rows are `f` apart, and `w_down`), then element-wise copies. Every shape
-# checked without a GPU has `m` ≤ 128 but one (130 rows, graded only), which runs the prefill
-# kernels.
+# checked without a GPU has `m` ≤ 128 but two (130 and 136 rows, graded only), which run the
+# prefill kernels.
 #
 # <details><summary>Hint 1 — from exercise 1's block</summary>
 #
