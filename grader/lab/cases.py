@@ -386,12 +386,12 @@ def place_inputs(values: dict[str, torch.Tensor], layouts: dict, device: str,
     one input lies above another (lab15's two weights read as one tensor from the lower) must
     meet both orders, and the correctness judge alternates them from case to case."""
     placed = {k: place(v, layouts.get(k), device) for k, v in values.items()}
-    groups: dict[tuple, list[str]] = {}
+    alike: dict[tuple, list[str]] = {}
     for name, t in placed.items():
         key = (tuple(t.shape), t.dtype, tuple(t.stride()), t.storage_offset(),
                t.untyped_storage().nbytes())
-        groups.setdefault(key, []).append(name)
-    for names in (g for g in groups.values() if len(g) > 1):
+        alike.setdefault(key, []).append(name)
+    for names in (g for g in alike.values() if len(g) > 1):
         # The group's tensors by address; holder[i]: the name whose values tensor i holds.
         by_address = sorted((placed[n] for n in names), key=lambda t: t.data_ptr(),
                             reverse=descending)
