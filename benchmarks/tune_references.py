@@ -15,7 +15,7 @@ target and the lab's own solution.
    `--only MODULE.NAME=V1,V2` (repeatable) sweeps only the constants named, over those
    candidates (Python literals; a bare word is a string), and no other module: one design
    question per GPU call, e.g. `--only attention_cuda.D64_TILES=1,2 --only
-   flash_decode_cuda.STAGED=False,True`.
+   flash_decode_cuda.FUSED_COMBINE=False,True`.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s (TFLOP/s for a
    compute-bound exercise, whose torch is a vendor library and which has no roof) of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run

@@ -113,33 +113,26 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("overrides", [("D64_TILES=1", "D128_TILES=1"),
-                                       ("D128_LAZY=True",),
-                                       ("D128_T2_BN=16", "D128_LAZY=True"),
                                        ("D64_TILES=1", "D64_WARPS=8", "D128_TILES=1",
-                                        "D128_WARPS=4", "D128_LAZY=True"),
+                                        "D128_WARPS=4"),
                                        ("D64_WS=True", "D128_WS=False", "HEAVY_FIRST=False"),
                                        ("WS_BLOCK_N=64", "WS_NUM_STAGES=3"),
-                                       ("DESIGN='cores'",),
-                                       ("DESIGN='cores'", "STAGED=False"),
                                        ("WMMA_WARPS=4", "WMMA_BN=32", "WMMA_STAGES=3"),
                                        ("WMMA_WARPS=2", "WMMA_BN=16", "WMMA_STAGES=2",
                                         "WMMA_PROGRAMS_PER_SM=4"),
                                        ("FUSED_COMBINE=True", "WMMA_PROGRAMS_PER_SM=4")],
-                         ids=["attention-cuda-one-tile", "attention-cuda-d128-lazy",
-                              "attention-cuda-d128-16-keys-lazy", "attention-cuda-warps-lazy",
+                         ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",
-                              "flash_decode-cores",
-                              "flash_decode-cores-unstaged", "flash_decode-wmma-3-stages",
-                              "flash_decode-wmma-small", "flash_decode-wmma-fused"])
+                              "flash_decode-3-stages", "flash_decode-small",
+                              "flash_decode-fused"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
-    """lab16's references have designs their sweep chooses among (CUDA attention's warps, query
-    tiles a warp, keys a K/V tile and lazy rescale; Triton attention's D64_WS, D128_WS, the
-    warp-specialized kernel's tiles and stages, and HEAVY_FIRST; CUDA flash_decode's DESIGN,
-    the CUDA-cores kernel staged or not, the tensor-core kernel at other warps, tiles, stages
-    and splits, and with its combine fused); the checked-in ones run in the test above, the
-    others here on every public and hidden shape (the q-scaled ones move the max between K/V
-    tiles, which only a right rescale of each row survives), so that a sweep never picks a
-    wrong kernel for being fast."""
+    """lab16's references have designs their sweep chooses among (CUDA attention's warps and
+    query tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles
+    and stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its
+    combine fused); the checked-in ones run in the test above, the others here on every public
+    and hidden shape (the q-scaled ones move the max between K/V tiles, which only a right
+    rescale of each row survives), so that a sweep never picks a wrong kernel for being
+    fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 
 

@@ -392,28 +392,13 @@ def place_inputs(values: dict[str, torch.Tensor], layouts: dict, device: str,
                t.untyped_storage().nbytes())
         alike.setdefault(key, []).append(name)
     for names in (g for g in alike.values() if len(g) > 1):
-        # The group's tensors by address; holder[i]: the name whose values tensor i holds.
-        by_address = sorted((placed[n] for n in names), key=lambda t: t.data_ptr(),
-                            reverse=descending)
-        holder = [next(n for n in names if placed[n] is t) for t in by_address]
-        for i, name in enumerate(names):  # the i-th name's values into the i-th address
-            j = holder.index(name)
-            if j != i:
-                _swap_storage(by_address[i], by_address[j])
-                holder[i], holder[j] = holder[j], holder[i]
-        placed.update(zip(names, by_address))
+        tensors = sorted((placed[n] for n in names), key=lambda t: t.data_ptr(),
+                         reverse=descending)
+        for name, t in zip(names, tensors):  # the i-th name's values into the i-th address
+            if t is not placed[name]:
+                t.copy_(values[name])
+        placed.update(zip(names, tensors))
     return placed
-
-
-def _swap_storage(a: torch.Tensor, b: torch.Tensor, chunk: int = 1 << 26) -> None:
-    """Exchange the bytes of two storages of one size, 64 MiB at a time (no copy of either
-    whole: a case's inputs may fill most of the device)."""
-    x, y = (torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
-            for t in (a, b))
-    for start in range(0, x.numel(), chunk):
-        held = x[start:start + chunk].clone()
-        x[start:start + chunk].copy_(y[start:start + chunk])
-        y[start:start + chunk].copy_(held)
 
 
 def place(values: torch.Tensor, layout: Layout | None, device: str) -> torch.Tensor:

@@ -14,12 +14,10 @@
 // bfloat16, beside the 2 x 8 accumulator fragments' 128): there (QS) the q tile keeps its own
 // shared memory for the whole loop, and each K/V tile the warp loads q's fragments again, 16
 // columns (MT fragments) at a time, against the BN / 16 K fragments of those columns. With BN
-// 32 (or 16) the score and probability fragments take half (a quarter) of 64 keys' registers.
+// 32 the score and probability fragments take half of 64 keys' registers.
 // A warp then loads q, K and V fragments, 3 x 8 KiB, for 32 queries x 32 keys (QS, BN 32), where
 // MT = 1 loads K and V, 2 x 16 KiB, for 16 queries x 64 keys: the same products, 3/4 of the
-// traffic. LAZY: a query tile's accumulator is rescaled only in K/V tiles where one of its 16
-// row maxima moved (a warp-uniform branch; elsewhere every alpha is exactly 1). The rescale
-// comes once a K/V tile: per key, twice as often at BN 32 as at 64.
+// traffic.
 //
 // The scores, the online softmax (float32, base 2) and the probabilities stay in registers, as
 // accumulator fragments, and so does the 16 x D output accumulator; only each row's statistics
@@ -98,7 +96,7 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
 // read once before the loop), then per warp 16 MT x (BN + PAD_F) float scores (the exchange
 // tile, and the scores where p cannot stay in registers), 16 MT x (BN + PAD_T) T probabilities,
 // and 2 x 16 MT float rescale factors and maxima. smem_bytes in attention_cuda.py.
-template <typename T, int D, int WARPS, int MT, int BN, bool QS, bool LAZY>
+template <typename T, int D, int WARPS, int MT, int BN, bool QS>
 __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o,
                                                int s, float scale_log2, int causal)
@@ -166,7 +164,6 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 own row r's max
     float m[MT];
-    bool moved[MT];  // with LAZY: whether any of the query tile's 16 maxima moved this K/V tile
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
     for (int t = 0; t < tiles; ++t) {
@@ -252,7 +249,6 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);
                 st[warp][1][16 * mt + r] = m_new;
             }
-            if constexpr (LAZY) moved[mt] = __any_sync(0xffffffffu, m_new != m[mt]);
             m[mt] = m_new;
         }
         __syncwarp();
@@ -266,12 +262,10 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
                 m_e[e] = st[warp][1][16 * mt + at[e] / 16];
                 l[mt][e] *= alpha[e];
             }
-            if (!LAZY || moved[mt]) {  // else every alpha is 1
 #pragma unroll
-                for (int j = 0; j < D / 16; ++j)
+            for (int j = 0; j < D / 16; ++j)
 #pragma unroll
-                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
-            }
+                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
 #pragma unroll
             for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
@@ -349,39 +343,26 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     }
 }
 
-// attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>[_n<BN>][_qs][_lazy]: _t1 one 16-query tile a
-// warp, _t2 two (4 warps); _n<BN> keys per K/V tile where not 64; _qs q's fragments loaded from
-// the q tile for each K/V tile (QS) instead of held in registers; _lazy the accumulator
-// rescaled only where a row's max moved (LAZY, d 128 only). Every combination the launcher may
+// attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>[_n32_qs]: _t1 one 16-query tile a warp, _t2 two
+// (4 warps); _n32_qs 32 keys per K/V tile (64 elsewhere) and q's fragments loaded from the q
+// tile for each K/V tile (QS) instead of held in registers. Every combination the launcher may
 // pick: 2 tiles at d 64 hold q in registers (q passes through stage 1, 2 BN rows); at d 128
-// they take _qs and 32 or 16 keys a tile (q in registers, or 64 keys, spill there).
-#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT, BN, QS, LAZY)                                  \
+// they take _n32_qs (q in registers, or 64 keys, spill there).
+#define ATTENTION_KERNEL(NAME, T, D, WARPS, MT, BN, QS)                                        \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
     {                                                                                         \
-        attention_tile<T, D, WARPS, MT, BN, QS, LAZY>(q, k, v, o, s, scale_log2, causal);       \
+        attention_tile<T, D, WARPS, MT, BN, QS>(q, k, v, o, s, scale_log2, causal);           \
     }
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1, __nv_bfloat16, 128, 4, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1, __nv_bfloat16, 128, 8, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t2, __nv_bfloat16, 64, 4, 2, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t1, __half, 64, 4, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w8_t1, __half, 64, 8, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1, __half, 128, 4, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1, __half, 128, 8, 1, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t2, __half, 64, 4, 2, 64, false, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1_lazy, __nv_bfloat16, 128, 4, 1, 64, false, true)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1_lazy, __nv_bfloat16, 128, 8, 1, 64, false, true)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n32_qs, __nv_bfloat16, 128, 4, 2, 32, true, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n32_qs_lazy, __nv_bfloat16, 128, 4, 2, 32, true,
-                 true)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n16_qs, __nv_bfloat16, 128, 4, 2, 16, true, false)
-ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n16_qs_lazy, __nv_bfloat16, 128, 4, 2, 16, true,
-                 true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1_lazy, __half, 128, 4, 1, 64, false, true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1_lazy, __half, 128, 8, 1, 64, false, true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n32_qs, __half, 128, 4, 2, 32, true, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n32_qs_lazy, __half, 128, 4, 2, 32, true, true)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n16_qs, __half, 128, 4, 2, 16, true, false)
-ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n16_qs_lazy, __half, 128, 4, 2, 16, true, true)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t1, __nv_bfloat16, 128, 4, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w8_t1, __nv_bfloat16, 128, 8, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t2, __nv_bfloat16, 64, 4, 2, 64, false)
+ATTENTION_KERNEL(attention_kernel_bf16_d128_w4_t2_n32_qs, __nv_bfloat16, 128, 4, 2, 32, true)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t1, __half, 64, 4, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w8_t1, __half, 64, 8, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t1, __half, 128, 4, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w8_t1, __half, 128, 8, 1, 64, false)
+ATTENTION_KERNEL(attention_kernel_f16_d64_w4_t2, __half, 64, 4, 2, 64, false)
+ATTENTION_KERNEL(attention_kernel_f16_d128_w4_t2_n32_qs, __half, 128, 4, 2, 32, true)

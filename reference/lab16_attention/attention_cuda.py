@@ -37,7 +37,7 @@ D128_WARPS = 8
 # D*_WARPS says. ptxas (nvcc 13.0, sm_90), bfloat16: 1 tile 166 / 162 registers at d 64 with
 # 4 / 8 warps, 230 / 225 at d 128; 2 tiles 251 at d 64. At d 128, 2 tiles with q's fragments in
 # registers need 255 and spill 952 bytes: 2 tiles there take q from shared memory instead, with
-# fewer keys a K/V tile (D128_T2_BN below). Swept on an H100 (2026-12-06, full / causal,
+# fewer keys a K/V tile (T2_BN below). Swept on an H100 (2026-12-06, full / causal,
 # TFLOP/s): d 64 2 tiles 196 / 167, 1 tile 172 / 162; d 128 1 tile 201 / 181 (8 warps).
 # Designs that kept the scores, or the accumulator too, in shared memory ran 104-165, and 2
 # tiles at d 128 with q from shared memory at 64 keys a K/V tile (one block an SM) 149
@@ -46,28 +46,17 @@ D128_WARPS = 8
 # K/V tile 209 / 181.
 D64_TILES = 2
 D128_TILES = 2
-# Keys per K/V tile of the 2-tile kernels at d 128 (attention.cu's BN; 64 everywhere else), whose
-# q fragments come from a shared q tile for each K/V tile (attention.cu's QS). ptxas (nvcc 13.0,
-# sm_90), bfloat16, 2 tiles at d 128: q in registers spills 952 / 300 / 204 bytes at 64 / 32 /
-# 16 keys, q from shared memory 176 at 64 keys; these: 249 registers at 32 keys, 237 at 16
-# (both dtypes), no spill. With 128 threads, 2 blocks (8 warps) an SM by registers (2 / 3 by
-# shared memory: 97 / 68 KiB a block, 1 KiB more reserved). Per K/V tile a warp loads q's, K's
-# and V's fragments for 32 queries: at 32 keys 21 FLOP a byte of shared memory, 4/3 of 1 tile's
-# 16 (64 keys, q held); at 16 keys 16, q loaded twice as often per key. The accumulator's
-# rescale comes once a K/V tile, twice (32) or four times (16) as often per key as at 64
-# (D128_LAZY). The sweep (as above): 16 keys 153 / 135.
-D128_T2_BN = 32
-# At d 128, whether a warp rescales a query tile's accumulator only in K/V tiles where one of
-# the tile's 16 row maxima moved (attention.cu's LAZY; exact: alpha is 1 where the max stays).
-# A rescale is 64 multiplies a lane: as many instructions as the query tile's p . v has HMMAs
-# (2 a 16 x 16 x 16 mma_sync) at 64 keys a K/V tile, twice as many at 32, four times at 16.
-# With independent scores the chance that none of 16 row maxima moves at the t-th K/V tile is
-# about exp(-16 / t): over half of them past the 23rd K/V tile. ptxas: 221 / 222 registers
-# (bfloat16, 4 / 8 warps, 1 tile), 249 (2 tiles, 32 keys), 235 (16 keys), no spill. The sweep
-# (as above, 2 tiles, 32 keys): 208 / 180, no gain: the rescale is not what bounds the kernel.
-D128_LAZY = False
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
-        "D128_T2_BN": (32, 16), "D128_LAZY": (False, True)}
+# The 2-tile kernels at d 128 take 32 keys a K/V tile (attention.cu's BN; 64 everywhere else)
+# and their q fragments from a shared q tile for each K/V tile (attention.cu's QS). ptxas (nvcc
+# 13.0, sm_90), bfloat16, 2 tiles at d 128: q in registers spills 952 / 300 / 204 bytes at 64 /
+# 32 / 16 keys, q from shared memory 176 at 64 keys; these: 249 registers at 32 keys, no spill.
+# With 128 threads, 2 blocks (8 warps) an SM by registers and by shared memory (97 KiB a block,
+# 1 KiB more reserved). Per K/V tile a warp loads q's, K's and V's fragments for 32 queries: 21
+# FLOP a byte of shared memory, 4/3 of 1 tile's 16 (64 keys, q held). The sweep (as above) also
+# ran 16 keys a tile, 153 / 135, and the accumulator rescaled only where a row's max moved,
+# 208 / 180: neither kept (docs/perf-labs13-16.md).
+T2_BN = 32
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
@@ -97,11 +86,10 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     warps, tiles = (D64_WARPS, D64_TILES) if d == 64 else (D128_WARPS, D128_TILES)
     assert tiles in (1, 2), f"{tiles} query tiles a warp: 1 or 2"
     warps = 4 if tiles == 2 else warps
-    bn, qs = (D128_T2_BN, True) if d == 128 and tiles == 2 else (64, False)
-    assert bn in (64, 32, 16) and (bn == 64) != qs, f"{bn} keys a K/V tile at d 128, 2 tiles"
-    lazy = d == 128 and D128_LAZY
+    qs = d == 128 and tiles == 2
+    bn = T2_BN if qs else 64
     name = f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}_t{tiles}" + \
-        (f"_n{bn}" if bn != 64 else "") + ("_qs" if qs else "") + ("_lazy" if lazy else "")
+        (f"_n{bn}_qs" if qs else "")
     _kernel(name)(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),

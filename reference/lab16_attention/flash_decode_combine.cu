@@ -1,5 +1,5 @@
-// The combine pass of lab16's CUDA flash-decoding references (flash_decode.cu,
-// flash_decode_wmma.cu): the float32 partials of a query head's splits (the sum of p . v, the
+// The combine pass of lab16's CUDA flash-decoding reference (after flash_decode_wmma.cu's split
+// pass, unless FUSED_COMBINE): the float32 partials of a query head's splits (the sum of p . v, the
 // max m_t in base 2, the sum of p) merged exactly, each rescaled by exp2(m_t - m) to the common
 // max, then o = sum / l rounded to bfloat16. Traffic: the partials, b hq splits (D + 2) floats,
 // read once; o written once.

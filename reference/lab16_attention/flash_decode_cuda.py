@@ -1,21 +1,16 @@
 """Reference CUDA flash-decoding launcher: the perf bar of lab16's `flash_decode` (hidden from
-students). Two designs of the split pass, DESIGN; one combine block per query head after it
-(flash_decode_combine.cu).
-
-- "wmma" (flash_decode_wmma.cu, checked in): q . k^T and p . v on the tensor cores (WMMA), the
-  group's query heads padded to one 16-row operand, each warp of a block streaming its own
-  BN-key tiles of the split through shared memory with cp.async, WMMA_STAGES deep, the warps
-  merged exactly at the end into float32 partials.
-- "cores" (flash_decode.cu): lanes in groups of d / 8 reading a key's row in 16-byte pieces,
-  UNROLL keys in flight per group, the scores summed by shuffles, the online softmax in float32
-  on the CUDA cores, the lane groups and warps merged (shuffles, then shared memory). It is
-  bound by instruction issue (a dot product, four shuffle levels and the conversions per key and
-  query head), not by memory.
+students). The split pass (flash_decode_wmma.cu) puts q . k^T and p . v on the tensor cores
+(WMMA): the group's query heads padded to one 16-row operand, each warp of a block streaming
+its own BN-key tiles of the split through shared memory with cp.async, WMMA_STAGES deep, the
+warps merged exactly at the end into float32 partials; then one combine block per query head
+(flash_decode_combine.cu), or the last block of each KV head (FUSED_COMBINE).
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
-On an H100 (2026-12-06, roof 3065 GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune` with
-the sweep below): "wmma" 2363 / 2544 / 2865 GB/s (77 / 83 / 93% of the roof) at b 1 s 32768 /
-b 8 s 8192 / b 8 s 32768, met at the last only; "cores" 2177 / 2256 / 2546 in the same run.
+On an H100 (2026-12-06, roof 3065 GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`):
+2363 / 2544 / 2865 GB/s (77 / 83 / 93% of the roof) at b 1 s 32768 / b 8 s 8192 / b 8
+s 32768, met at the last only. A split pass on the CUDA cores (lanes in groups of d / 8 reading
+a key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546 in the same run, bound by
+instruction issue, not memory (docs/perf-labs13-16.md).
 """
 
 import math
@@ -27,8 +22,7 @@ import torch
 from grader.backends.cuda import SourceModule, functions
 
 HERE = Path(__file__).resolve().parent
-SOURCE = (HERE / "flash_decode.cu").read_text()
-# The tensor-core design: the fragment loads (load_fragment), the helpers lab16's WMMA references
+# The split pass: the fragment loads (load_fragment), the helpers lab16's WMMA references
 # share, then its kernels: one source, so that a compile cache keyed by the text sees an edit of
 # any.
 WMMA_SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
@@ -36,25 +30,10 @@ WMMA_SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
 COMBINE_SOURCE = (HERE / "flash_decode_combine.cu").read_text()
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
-WARPS = 8  # warps per split-pass block: flash_decode.cu's WARPS
-UNROLL = 2  # keys per lane group per step: flash_decode.cu's UNROLL
-PROGRAMS_PER_SM = 8  # split-pass blocks per SM, over the whole batch
 MAX_SPLITS = 32  # splits per KV head at most
 SPLIT_ALIGN = 64  # keys per split: a multiple of this
-# STAGED: each step's K and V pieces copied into shared memory by cp.async one step ahead
-# (flash_decode.cu's issue_step), a whole step in flight per block without the registers that
-# loading it ahead into registers took (that ran 58-71% of the roof). On an H100 (2026-12-06,
-# the sweep, the other constants as here): 2141 / 2260 / 2546 GB/s at the three perf shapes,
-# against 2078 / 2226 / 2402 loading from global memory.
-STAGED = True
-# The split pass's design: "cores" (flash_decode.cu, the constants above) or "wmma"
-# (flash_decode_wmma.cu, the WMMA_ constants below). The sweep on an H100 (2026-12-06, the
-# perf shapes, GB/s): "cores" 2177 / 2256 / 2546, "wmma" 2401 / 2586 / 2756 at 4 warps, 32 keys
-# and 3 stages.
-DESIGN = "wmma"
-# DESIGN "wmma": warps per block, each with its own pipeline of K/V tiles; keys per tile; tiles
-# per warp in shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The
-# sweep, one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the
+# Warps per block, each with its own pipeline of K/V tiles; keys per tile; tiles per warp in
+# shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The sweep, one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the
 # perf shapes): 2 stages 2379 / 2672 / 2793; then 16 keys 2423 / 2658 / 2862 (64 keys need
 # 310016 bytes of shared memory: no launch); then 2 / 4 / 8 warps 2209-2598 / 2100-2868 /
 # 2355 / 2660 / 2795; then 1 / 2 / 4 blocks an SM 2072 / 2652 / 2874, 1926 / 2616 / 2841,
@@ -67,37 +46,23 @@ WMMA_STAGES = 2
 # Split-pass blocks per SM over the whole batch, at most: the split count is rounded down, as
 # few blocks are resident per SM, and a last wave of a few blocks would cost a whole wave's time.
 WMMA_PROGRAMS_PER_SM = 1
-# DESIGN "wmma": the last split-pass block of each KV head combines the head's splits
+# The last split-pass block of each KV head combines the head's splits
 # (flash_decode_wmma.cu's FUSED: a count per KV head in `_done`, which that block resets), so
 # that the call is one launch: the second launch and its ramp are a few microseconds of the
 # 53 at b = 1.
 FUSED_COMBINE = False
-TUNE = {"WARPS": (2, 4, 8), "UNROLL": (1, 2, 4), "PROGRAMS_PER_SM": (2, 4, 8, 16),
-        "MAX_SPLITS": (32, 64, 128), "STAGED": (False, True), "DESIGN": ("cores", "wmma"),
-        "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64), "WMMA_STAGES": (2, 3, 4),
-        "WMMA_PROGRAMS_PER_SM": (1, 2, 4), "FUSED_COMBINE": (False, True)}
+TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
+        "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
+        "FUSED_COMBINE": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _kernels(warps: int, unroll: int, staged: bool):
-    """{(d, group): split kernel} of flash_decode.cu, built for `warps`, `unroll` and
-    `staged`."""
-    key = ("cores", warps, unroll, staged)
-    if key not in _modules:  # templates: each kernel is extern "C" itself
-        module = SourceModule(SOURCE, no_extern_c=True,
-                              options=[f"-DWARPS={warps}", f"-DUNROLL={unroll}",
-                                       f"-DSTAGED={int(staged)}"])
-        _modules[key] = {(d, g): module.get_function(f"flash_decode_kernel_d{d}_g{g}")
-                         for d in (64, 128) for g in (1, 2, 4, 8)}
-    return _modules[key]
-
-
 def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages` and
     `fused`."""
-    key = ("wmma", warps, bn, stages, fused)
+    key = (warps, bn, stages, fused)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
@@ -141,12 +106,8 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
-    assert DESIGN in ("cores", "wmma"), f"DESIGN {DESIGN!r}: 'cores' or 'wmma'"
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    if DESIGN == "wmma":
-        planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
-    else:
-        planned = _cdiv(PROGRAMS_PER_SM * sms, b * hkv)
+    planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
     splits = min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
     keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
     splits = _cdiv(s, keys_per_split)
@@ -155,21 +116,14 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     pointers = [np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)]
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
-    if DESIGN == "wmma":
-        assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
-        done = done_counts(b * hkv, q.device)
-        _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
-            *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
-            np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
-            block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
-            shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
-        if FUSED_COMBINE:
-            return
-    else:
-        step = 32 * WARPS // (d // 8) * UNROLL  # keys per step of a block: flash_decode.cu's STEP
-        _kernels(WARPS, UNROLL, STAGED)[(d, hq // hkv)](
-            *pointers, np.int32(s), np.int32(keys_per_split), scale_log2,
-            block=(32 * WARPS, 1, 1), grid=(splits, hkv, b),
-            shared=2 * 2 * step * d * 2 if STAGED else 0)  # STAGED: two steps of K and V
+    assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
+    done = done_counts(b * hkv, q.device)
+    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
+        *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
+        np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
+        block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
+        shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
+    if FUSED_COMBINE:
+        return
     _combine("flash_decode_combine_kernel")(*pointers[3:], np.uintp(o.data_ptr()),
                                             np.int32(splits), block=(d, 1, 1), grid=(b * hq, 1, 1))

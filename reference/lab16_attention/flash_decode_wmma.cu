@@ -1,10 +1,10 @@
-// Reference CUDA flash-decoding for lab16's `flash_decode`, bfloat16, on the tensor cores: the
-// second design of flash_decode_cuda.py (DESIGN = "wmma"), WMMA and cp.async only. Compiled after
+// Reference CUDA flash-decoding for lab16's `flash_decode`, bfloat16, on the tensor cores:
+// flash_decode_cuda.py's split pass, WMMA and cp.async only. Compiled after
 // reference/common/wmma_load.cuh (load_fragment) and fragments.cuh (PAD_T, PAD_F, issue_piece,
 // from_float, learn_maps); the combine pass is flash_decode_combine.cu's.
 //
-// Split pass: one block of WARPS warps per (split, KV head, sequence), grid (splits, hkv, b), as
-// the CUDA-cores design (flash_decode.cu). The group's G query heads are one 16 x D matrix_a
+// Split pass: one block of WARPS warps per (split, KV head, sequence), grid (splits, hkv, b).
+// The group's G query heads are one 16 x D matrix_a
 // operand, rows G .. 15 zero, loaded once into D / 16 fragments. The split's keys are tiles of
 // BN; warp w takes tiles w, w + WARPS, w + 2 WARPS, ... and runs its own pipeline: STAGES shared
 // K and V tiles of its own, filled by its lanes with cp.async STAGES - 1 tiles ahead, so that
@@ -27,17 +27,17 @@
 // and the block's threads merge the warps exactly, each rescaled by exp2(m_w - m) to the common
 // max, into the split's float32 partials of its G real rows (the layout the combine reads).
 //
-// Why: the CUDA-cores design computes each score as a dot product on the CUDA cores, summed
-// across lanes by shuffles, and rescales per-lane accumulators per query head; here q . k^T and
+// Why: a split pass on the CUDA cores computes each score as a dot product, summed across lanes
+// by shuffles, and rescales per-lane accumulators per query head; here q . k^T and
 // p . v are mma_sync (at D = 128, 2 HMMA m16n8k16 a key, on 16 rows of which G are real) and
 // the softmax costs a few operations per accumulator element, 8 a lane per 16 keys. What is
 // left to bound it is the copy: cp.async keeps the bytes in flight that a memory-bound kernel
-// needs without holding them in registers. ptxas (nvcc 13, sm_90, 4 warps, BN 32, 3 stages):
-// 163 registers at D = 128, 128 at D = 64, no spill.
+// needs without holding them in registers. ptxas (nvcc 13, sm_90, 8 warps, BN 16, 2 stages):
+// 162 registers at D = 128, 123 at D = 64, no spill.
 //
 // Traffic: k and v once; q once per split (from L2 after the first); the partials, b hq splits
 // (D + 2) floats, written and read once. Target (lab.toml): 0.85 of the copy roof at the perf
-// shapes. Not yet measured on a GPU.
+// shapes; measured figures in flash_decode_cuda.py.
 #include <cuda_bf16.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
