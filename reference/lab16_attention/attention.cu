@@ -31,6 +31,11 @@
 //   read back per element to rescale the accumulator;
 // - p = exp2(x - max) in place; the row sums l stay per element (rescaled by alpha like the
 //   accumulator) and are reduced once, after the loop, through the exchange tile;
+// Where the map is mma.sync's (rows_in_quads, fragments.cuh: on the course GPUs), each row's 16
+// columns of a fragment lie in one quad of lanes, and the exchange tile gives way to shuffles:
+// a lane folds its elements of rows g and g + 8 into one max each, two xor shuffles make them
+// the rows' maxima in all four lanes, and alpha, m and l stay in registers, per row; the scores
+// stay unscaled, p = exp2(x scale_log2 - m) one FFMA and one MUFU (QUAD below).
 // - p becomes the matrix_a fragments of p . v without shared memory where a matrix_a fragment
 //   of T holds, lane by lane, the same elements as an accumulator fragment (checked at run time
 //   by loading a tile of known values into both: true for bfloat16 on an H100 and on the CPU
@@ -96,10 +101,13 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
 // read once before the loop), then per warp 16 MT x (BN + PAD_F) float scores (the exchange
 // tile, and the scores where p cannot stay in registers), 16 MT x (BN + PAD_T) T probabilities,
 // and 2 x 16 MT float rescale factors and maxima. smem_bytes in attention_cuda.py.
-template <typename T, int D, int WARPS, int MT, int BN, bool QS>
-__device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T *__restrict__ k,
+//
+// QUAD: the softmax through shuffles, which needs mma.sync's map; the tile returns false, having
+// done nothing, where quad is 0 or the map learnt is another (then the caller runs QUAD false).
+template <typename T, int D, int WARPS, int MT, int BN, bool QS, bool QUAD>
+__device__ __forceinline__ bool attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o,
-                                               int s, float scale_log2, int causal)
+                                               int s, float scale_log2, int causal, int quad)
 {
     constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T;
@@ -131,14 +139,17 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
     const int end = causal ? min(s, row0 + BM) : s;
     const int tiles = (end + BN - 1) / BN;
 
+    // The maps (fragments.cuh), learnt in the warp's score and probability tiles.
+    int at[E];
+    const bool direct = learn_maps<T, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
+    if constexpr (QUAD) {
+        if (!quad || !rows_in_quads(at)) return false;  // uniform in the block
+    }
     issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
     issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
     __pipeline_commit();
     issue_rows<T, D, BM, THREADS>(qs, q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
-    // The maps (fragments.cuh), learnt in the warp's score and probability tiles.
-    int at[E];
-    const bool direct = learn_maps<T, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
 
     Acc acc[MT][D / 16];
     float l[MT][E];  // per element: row at[e] / 16's sum of p over this lane's columns
@@ -164,8 +175,13 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 own row r's max
     float m[MT];
+    float mq[MT][2], lq[MT][2];  // QUAD: rows g and g + 8's max (scaled) and partial sum
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
+    for (int mt = 0; mt < MT; ++mt) {
+        m[mt] = -INFINITY;
+        mq[mt][0] = mq[mt][1] = -INFINITY;
+        lq[mt][0] = lq[mt][1] = 0.0f;
+    }
     for (int t = 0; t < tiles; ++t) {
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();
@@ -216,64 +232,108 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
             }
         }
         const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
+        FragA pf[MT][BN / 16];
+        if constexpr (QUAD) {
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {  // scaled, masked scores; each element's partial max
-            const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first row
-            float pmax[E];
+            for (int mt = 0; mt < MT; ++mt) {
+                const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first row
+                float mx[2] = {-INFINITY, -INFINITY};          // rows g, g + 8: unscaled
 #pragma unroll
-            for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
+                for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
-            for (int j = 0; j < BN / 16; ++j)
+                    for (int e = 0; e < E; ++e) {
+                        const int key = n0 + 16 * j + at[e] % 16;
+                        if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                            c[mt][j].x[e] = -INFINITY;
+                        mx[e / 2 % 2] = fmaxf(mx[e / 2 % 2], c[mt][j].x[e]);
+                    }
+                float alpha[2], m_new[2];
 #pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    float x = c[mt][j].x[e] * scale_log2;
-                    const int key = n0 + 16 * j + at[e] % 16;
-                    if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
-                        x = -INFINITY;
-                    c[mt][j].x[e] = x;
-                    pmax[e] = fmaxf(pmax[e], x);
+                for (int h = 0; h < 2; ++h) {  // the quad's max; tile 0 leaves every m finite
+                    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+                    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+                    m_new[h] = fmaxf(mq[mt][h], mx[h] * scale_log2);
+                    alpha[h] = exp2_approx(mq[mt][h] - m_new[h]);  // 0 at tile 0
+                    mq[mt][h] = m_new[h];
+                    lq[mt][h] *= alpha[h];
                 }
 #pragma unroll
-            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
-        }
-        __syncwarp();
+                for (int j = 0; j < D / 16; ++j)
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {  // row r: its 16 partial maxima, 8 a lane
-            const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
-            const float4 a = x4[0], b = x4[1];
-            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
-                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-            const float m_new = fmaxf(m[mt], tile_max);
-            if (half == 0) {
-                st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);
-                st[warp][1][16 * mt + r] = m_new;
+                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e / 2 % 2];
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        const float p =
+                            exp2_approx(fmaf(c[mt][j].x[e], scale_log2, -m_new[e / 2 % 2]));
+                        lq[mt][e / 2 % 2] += p;
+                        c[mt][j].x[e] = p;
+                    }
             }
-            m[mt] = m_new;
+        } else {
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {  // scaled, masked scores; each element's max
+                const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first row
+                float pmax[E];
+#pragma unroll
+                for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        float x = c[mt][j].x[e] * scale_log2;
+                        const int key = n0 + 16 * j + at[e] % 16;
+                        if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                            x = -INFINITY;
+                        c[mt][j].x[e] = x;
+                        pmax[e] = fmaxf(pmax[e], x);
+                    }
+#pragma unroll
+                for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
+            }
+            __syncwarp();
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {  // row r: its 16 partial maxima, 8 a lane
+                const float4 *x4 =
+                    reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+                const float4 a = x4[0], b = x4[1];
+                float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                       fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+                const float m_new = fmaxf(m[mt], tile_max);
+                if (half == 0) {
+                    st[warp][0][16 * mt + r] = exp2_approx(m[mt] - m_new);
+                    st[warp][1][16 * mt + r] = m_new;
+                }
+                m[mt] = m_new;
+            }
+            __syncwarp();
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                float alpha[E], m_e[E];
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    alpha[e] = st[warp][0][16 * mt + at[e] / 16];
+                    m_e[e] = st[warp][1][16 * mt + at[e] / 16];
+                    l[mt][e] *= alpha[e];
+                }
+#pragma unroll
+                for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        const float p = exp2_approx(c[mt][j].x[e] - m_e[e]);
+                        l[mt][e] += p;
+                        c[mt][j].x[e] = p;
+                    }
+            }
         }
-        __syncwarp();
-        FragA pf[MT][BN / 16];
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
-            float alpha[E], m_e[E];
-#pragma unroll
-            for (int e = 0; e < E; ++e) {
-                alpha[e] = st[warp][0][16 * mt + at[e] / 16];
-                m_e[e] = st[warp][1][16 * mt + at[e] / 16];
-                l[mt][e] *= alpha[e];
-            }
-#pragma unroll
-            for (int j = 0; j < D / 16; ++j)
-#pragma unroll
-                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
-#pragma unroll
-            for (int j = 0; j < BN / 16; ++j)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    const float p = exp2f(c[mt][j].x[e] - m_e[e]);
-                    l[mt][e] += p;
-                    c[mt][j].x[e] = p;
-                }
             if (direct) {
 #pragma unroll
                 for (int j = 0; j < BN / 16; ++j)
@@ -307,19 +367,36 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         __syncwarp();
     }
 
-    // Each row's l: the per-element sums through the exchange tile, lanes 2r, 2r + 1 a row.
+    // Each row's l, to lanes 2r, 2r + 1 (row r): QUAD, the quad's sums through st; else the
+    // per-element sums through the exchange tile.
     float l_row[MT];
+    if constexpr (QUAD) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
+        for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
-    __syncwarp();
+            for (int h = 0; h < 2; ++h) {
+                float sum = lq[mt][h];
+                sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+                sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+                if (lane % 4 == 0) st[warp][0][16 * mt + lane / 4 + 8 * h] = sum;
+            }
+        __syncwarp();
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-        const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
-        const float4 a = x4[0], b = x4[1];
-        const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
-        l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+        for (int mt = 0; mt < MT; ++mt) l_row[mt] = st[warp][0][16 * mt + r];
+    } else {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
+        __syncwarp();
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const float4 *x4 =
+                reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
+            l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+        }
     }
     __syncwarp();
     const int row_w = row0 + WM * warp + r;
@@ -341,6 +418,7 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
         }
         __syncwarp();
     }
+    return true;
 }
 
 // attention_kernel_<dtype>_d<D>_w<WARPS>_t<MT>[_n32_qs]: _t1 one 16-query tile a warp, _t2 two
@@ -348,11 +426,16 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q, const T 
 // tile for each K/V tile (QS) instead of held in registers. Every combination the launcher may
 // pick: 2 tiles at d 64 hold q in registers (q passes through stage 1, 2 BN rows); at d 128
 // they take _n32_qs (q in registers, or 64 keys, spill there).
+// quad: 1 lets the tile take the shuffles where the map allows (attention_cuda.py's QUAD).
 #define ATTENTION_KERNEL(NAME, T, D, WARPS, MT, BN, QS)                                        \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
-        NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal)  \
+        NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal,  \
+             int quad)                                                                        \
     {                                                                                         \
-        attention_tile<T, D, WARPS, MT, BN, QS>(q, k, v, o, s, scale_log2, causal);           \
+        if (!attention_tile<T, D, WARPS, MT, BN, QS, true>(q, k, v, o, s, scale_log2, causal, \
+                                                           quad))                             \
+            attention_tile<T, D, WARPS, MT, BN, QS, false>(q, k, v, o, s, scale_log2, causal, \
+                                                           0);                                \
     }
 ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1, 64, false)
 ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1, 64, false)

@@ -56,10 +56,23 @@ D128_TILES = 2
 # ran 16 keys a tile, 153 / 135, and the accumulator rescaled only where a row's max moved,
 # 208 / 180: neither kept (docs/perf-labs13-16.md).
 T2_BN = 32
-TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2)}
+# The softmax's row max and sum through two quad shuffles where WMMA's accumulator map is
+# mma.sync's (attention.cu's QUAD, checked by each warp at run time: the course GPUs), else
+# through a shared exchange tile. ptxas (nvcc 13.0, sm_90), bfloat16, the K/V loop's
+# instructions (masked paths included) with both exponentials one MUFU.EX2 (fragments.cuh's
+# exp2_approx): 1442 -> 1115 at d 128 (2 tiles), 2024 -> 1436 at d 64, 128 HMMA in each.
+QUAD = True
+# CPU backend only: its WMMA fragments in the GPU's map (mma.h's TCLAB_WMMA_MMA_LAYOUT), so
+# that the QUAD path runs there too (tests/test_references.py); the GPU ignores it.
+EMULATE_MMA_LAYOUT = False
+TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
+        "QUAD": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
-_kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
+# templates: each kernel is extern "C" itself; a module per EMULATE_MMA_LAYOUT
+_kernels = {emulate: functions(SOURCE, no_extern_c=True,
+                               options=["-DTCLAB_WMMA_MMA_LAYOUT"] if emulate else [])
+            for emulate in (False, True)}
 
 
 def smem_bytes(d: int, warps: int, tiles: int, bn: int, qs: bool) -> int:
@@ -90,8 +103,8 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     bn = T2_BN if qs else 64
     name = f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}_t{tiles}" + \
         (f"_n{bn}_qs" if qs else "")
-    _kernel(name)(
+    _kernels[EMULATE_MMA_LAYOUT](name)(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
-        np.int32(causal), block=(32 * warps, 1, 1), grid=(-(-s // (16 * tiles * warps)), b * h),
-        shared=smem_bytes(d, warps, tiles, bn, qs))
+        np.int32(causal), np.int32(QUAD), block=(32 * warps, 1, 1),
+        grid=(-(-s // (16 * tiles * warps)), b * h), shared=smem_bytes(d, warps, tiles, bn, qs))

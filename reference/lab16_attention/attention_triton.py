@@ -166,12 +166,11 @@ def attention_ws_kernel(q_ptr, k_ptr, v_ptr, o_ptr, s, qk_scale, CAUSAL: tl.cons
         x = tl.dot(q, k_desc.load([row0 + n0, 0]).T)
         if CAUSAL:
             offs_n = n0 + tl.arange(0, BLOCK_N)
-            x = tl.where(offs_n[None, :] <= offs_m[:, None], x * qk_scale, float("-inf"))
-            m_new = tl.maximum(m_i, tl.max(x, axis=1))
-            p = tl.exp2(x - m_new[:, None])
-        else:  # the scale folded into the exponent's FMA
-            m_new = tl.maximum(m_i, tl.max(x, axis=1) * qk_scale)
-            p = tl.exp2(x * qk_scale - m_new[:, None])
+            x = tl.where(offs_n[None, :] <= offs_m[:, None], x, float("-inf"))
+        # The scale folded into the exponent's FMA (the scores unscaled; m_i scaled): key 0
+        # leaves every row's max finite from the first tile on, and exp2(-inf) = 0.
+        m_new = tl.maximum(m_i, tl.max(x, axis=1) * qk_scale)
+        p = tl.exp2(x * qk_scale - m_new[:, None])
         alpha = tl.exp2(m_i - m_new)
         l_i = l_i * alpha + tl.sum(p, axis=1)
         v = v_desc.load([row0 + n0, 0])

@@ -1,8 +1,9 @@
 // What lab16's two WMMA references share (attention.cu, flash_decode_wmma.cu): the shared tiles'
 // row padding, the cp.async copy of a 16-byte piece of K or V with its zero fill past the end,
-// float <-> 16-bit conversions, and learn_maps: the element -> (row, column) map of an
-// accumulator fragment learnt at run time, with the check whether p can pass from accumulators
-// to matrix_a fragments in registers.
+// float <-> 16-bit conversions, exp2 as one instruction, and learn_maps: the element -> (row,
+// column) map of an accumulator fragment learnt at run time, with the check whether p can pass
+// from accumulators to matrix_a fragments in registers, and rows_in_quads: whether the map is
+// mma.sync's, where a row's elements lie in one quad of lanes.
 //
 // Not a lab: attention_cuda.py and flash_decode_cuda.py put this file's text after
 // reference/common/wmma_load.cuh's (load_fragment) and before their .cu, one source, so that a
@@ -36,6 +37,21 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float(float x)
 template <> __device__ __forceinline__ __half from_float(float x) { return __float2half(x); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+
+// 2^x as one MUFU.EX2 on the GPU (ex2.approx.ftz: 2^-22 relative error, 0 for x = -inf or below
+// -126). exp2f is the same instruction between FSETP.GEU x, -126 and two FMULs that keep a
+// denormal result: 3 of every 4 instructions of an exponential, which the softmax rounds to
+// 16 bits anyway. The CPU backend runs no PTX: exp2f there.
+__device__ __forceinline__ float exp2_approx(float x)
+{
+#if defined(__CUDA_ARCH__)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
+}
 
 // The maps, learnt by the whole warp. WMMA leaves a fragment's element -> (row, column) map
 // unspecified, but it is one map for every 16 x 16 float accumulator fragment of one kernel
@@ -77,4 +93,20 @@ __device__ __forceinline__ bool learn_maps(int (&at)[E], float *f_tile, unsigned
     const bool direct = __all_sync(0xffffffffu, same);
     __syncwarp();
     return direct;
+}
+
+// Whether the learnt map (at, as learn_maps returns it) is mma.sync's m16n8k16 accumulator
+// layout, twice across: lane 4 g + t holds rows g (elements 0, 1, 4, 5) and g + 8 (2, 3, 6, 7).
+// Then a row's 16 columns lie in one quad of lanes (4 each), and its max and sum take two
+// shuffles (xor 1, 2) where the exchange tile takes shared-memory stores and loads. True on an
+// H100 and an H200 (nvcc 13); on the CPU backend only where it emulates that layout
+// (TCLAB_WMMA_MMA_LAYOUT, mma.h).
+template <int E>
+__device__ __forceinline__ bool rows_in_quads(const int (&at)[E])
+{
+    const int g = threadIdx.x % 32 / 4;
+    bool same = E == 8;
+#pragma unroll
+    for (int e = 0; e < E; ++e) same = same && at[e] / 16 == g + 8 * (e / 2 % 2);
+    return __all_sync(0xffffffffu, same);
 }

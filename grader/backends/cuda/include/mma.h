@@ -20,6 +20,12 @@
 // (matrix_a is M x K, matrix_b K x N, an accumulator M x N). Where 32 * num_elements exceeds
 // the tile (a 16x16 matrix_a of halves has 16 per lane), the lanes hold copies: lanes 16-31
 // repeat lanes 0-15, and mma_sync reads the first copy.
+// Compiled with -DTCLAB_WMMA_MMA_LAYOUT, the 16x16 fragments of 8 elements a lane (float
+// accumulators, bfloat16 matrix_a and matrix_b) take the map the course GPUs' WMMA uses instead,
+// PTX's mma.m16n8k16 fragments twice across: lane 4g + t's x[i] is (g + 8 (i/2 % 2), 2t + i%2 +
+// 8 (i/4)) of an accumulator or matrix_a, (k, n) = (2t + i%2 + 8 (i/2 % 2), g + 8 (i/4)) of a
+// matrix_b. Code that tests the map at run time and takes another path where it is that one
+// (a reference's row reductions through shuffles) runs that path on the CPU this way.
 //
 // Warp-collective calls. Each *_sync call is one TCLAB_WARP_COLLECTIVE operation of the
 // runtime: the lane waits until all 32 lanes of its warp have arrived at the same call, and the
@@ -109,7 +115,17 @@ struct info<cw::fragment<Use, M, N, K, T, Layout>> {
     static_assert(32 * per_lane % count == 0, "a fragment holds whole copies of its tile");
     // The tile element (row-major index) that lane's x[i] holds; a copy other than the first
     // when slot >= count.
-    static int slot(int lane, int i) { return lane * per_lane + i; }
+    static int slot(int lane, int i) {
+#ifdef TCLAB_WMMA_MMA_LAYOUT
+        if (rows == 16 && cols == 16 && per_lane == 8) {
+            const int g = lane / 4, t = lane % 4;
+            if (std::is_same<Use, cw::matrix_b>::value)
+                return (2 * t + i % 2 + 8 * (i / 2 % 2)) * cols + g + 8 * (i / 4);
+            return (g + 8 * (i / 2 % 2)) * cols + 2 * t + i % 2 + 8 * (i / 4);
+        }
+#endif
+        return lane * per_lane + i;
+    }
 };
 
 template <class T>
