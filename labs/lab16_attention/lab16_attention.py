@@ -646,20 +646,28 @@ __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__rest
                                 16, inside ? 0 : 16);
     }
 }
-/// END SOLUTION
 
-// One block: queries blockIdx.x * BM .. + BM - 1 (BM = 16 MT WARPS) of head blockIdx.y; each of
-// the WARPS warps owns MT tiles of 16 queries.
-template <typename T, int D, int WARPS, int MT>
-__device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, h, s, D]
-                                               const T *__restrict__ k,  // [b, h, s, D]
-                                               const T *__restrict__ v,  // [b, h, s, D]
-                                               T *__restrict__ o,        // [b, h, s, D]
-                                               int s,                    // tokens per head
-                                               float scale_log2,         // log2(e) / sqrt(D)
-                                               int causal)               // 1: key c <= query r
+// 2^x in one instruction on the GPU (MUFU.EX2; exp2f adds a test and two multiplies for results
+// below 2^-126, which p rounded to 16 bits does not need); exp2f on the CPU backend (no PTX).
+__device__ __forceinline__ float exp2_approx(float x)
 {
-    /// BEGIN SOLUTION
+#if defined(__CUDA_ARCH__)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
+}
+
+// attention_tile's work. QUAD: the softmax's row maxima and sums through shuffles, which needs
+// mma.sync's fragment map (the course GPUs'); where the map learnt is another it returns false
+// having done nothing, and attention_tile runs QUAD = false: the exchange tile.
+template <typename T, int D, int WARPS, int MT, bool QUAD>
+__device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T *__restrict__ k,
+                                                const T *__restrict__ v, T *__restrict__ o,
+                                                int s, float scale_log2, int causal)
+{
     constexpr int THREADS = WARPS * 32, BM = 16 * MT * WARPS, WM = 16 * MT;
     constexpr int LDT = D + PAD_T;   // elements between rows of a K or V tile
     constexpr int LDS = BN + PAD_F;  // floats between rows of a warp's score tile
@@ -690,17 +698,9 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
     const int end = causal ? min(s, row0 + BM) : s;  // causal: no key after the last query
     const int tiles = (end + BN - 1) / BN;
 
-    // Tile 0 of K and V into stage 0, the block's queries into stage 1 (free until tile 1).
-    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
-    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
-    __pipeline_commit();
-    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
-    __pipeline_commit();
-
-    // The fragments' maps, learnt while the copies fly: element e of this lane's accumulator
-    // fragment is row at[e] / 16, column at[e] % 16 (a tile of element numbers, loaded). If a
-    // matrix_a fragment of T holds the same elements, p goes from the scores' fragments to
-    // p . v's without shared memory.
+    // The fragments' maps: element e of this lane's accumulator fragment is row at[e] / 16,
+    // column at[e] % 16 (a tile of element numbers, loaded). If a matrix_a fragment of T holds
+    // the same elements, p goes from the scores' fragments to p . v's without shared memory.
     for (int i = lane; i < 16 * 16; i += 32) {
         ss[warp][i / 16][i % 16] = (float)i;
         ps[warp][i / 16][i % 16] = from_float<T>((float)i);  // exact up to 256 in T
@@ -723,6 +723,19 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
     }
     const bool direct = __all_sync(0xffffffffu, same);  // every lane's map agrees
     __syncwarp();
+    if constexpr (QUAD) {  // mma.sync's map: lane 4 g + t holds rows g (e = 0, 1, 4, 5), g + 8
+        bool quads = E == 8;
+#pragma unroll
+        for (int e = 0; e < E; ++e) quads = quads && at[e] / 16 == lane / 4 + 8 * (e / 2 % 2);
+        if (!__all_sync(0xffffffffu, quads)) return false;  // the same in every warp
+    }
+
+    // Tile 0 of K and V into stage 0, the block's queries into stage 1 (free until tile 1).
+    issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
+    issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
+    __pipeline_commit();
+    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    __pipeline_commit();
 
     Acc acc[MT][D / 16];  // the output accumulator: MT x 16 queries x D, float32
     float l[MT][E];       // per element: its row's sum of p over this lane's columns
@@ -740,12 +753,18 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int i = 0; i < D / 16; ++i) load_shared(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+        for (int i = 0; i < D / 16; ++i)
+            load_shared(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
 
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 reduce row r of an exchange
     float m[MT];                              // running max (base 2), per query tile's row r
+    float mq[MT][2], lq[MT][2];  // QUAD: rows g and g + 8's running max (base 2) and partial sum
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) m[mt] = -INFINITY;
+    for (int mt = 0; mt < MT; ++mt) {
+        m[mt] = -INFINITY;
+        mq[mt][0] = mq[mt][1] = -INFINITY;
+        lq[mt][0] = lq[mt][1] = 0.0f;
+    }
     for (int t = 0; t < tiles; ++t) {
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();  // every warp is done with the other stage (tile t - 1, or q)
@@ -774,71 +793,117 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
                 for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
             }
         }
-        // Scaled and masked in place; each element's max over this lane's BN / 16 fragments,
-        // to the exchange tile at its (row, column).
+        // The mask: once per tile, whether any element needs it. Key 0 is in every row's first
+        // tile: the max is finite from there on, and exp2(-inf - m) = 0 (the first tile's alpha,
+        // and every masked p).
         const bool masked = n0 + BN > s || (causal && n0 + BN > row0);
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first query
-            float pmax[E];
-#pragma unroll
-            for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
-#pragma unroll
-            for (int j = 0; j < BN / 16; ++j)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    float x = c[mt][j].x[e] * scale_log2;
-                    const int key = n0 + 16 * j + at[e] % 16;
-                    if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
-                        x = -INFINITY;
-                    c[mt][j].x[e] = x;
-                    pmax[e] = fmaxf(pmax[e], x);
-                }
-#pragma unroll
-            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
-        }
-        __syncwarp();
-        // Row r's max: its 16 partial maxima, 8 a lane, and the neighbour's. Key 0 is in every
-        // row's first tile: m_new is finite from there on, and exp2f(-inf - m_new) = 0 (the
-        // first tile's alpha, and every masked p).
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
-            const float4 a = x4[0], b = x4[1];
-            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
-                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
-            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-            const float m_new = fmaxf(m[mt], tile_max);
-            if (half == 0) {
-                st[warp][0][16 * mt + r] = exp2f(m[mt] - m_new);  // alpha
-                st[warp][1][16 * mt + r] = m_new;
-            }
-            m[mt] = m_new;
-        }
-        __syncwarp();
-        // Per element: its row's alpha and max; rescale, p = exp2(x - max), the sums.
         FragA pf[MT][BN / 16];
+        if constexpr (QUAD) {  // a row's 16 columns in one quad of lanes: shuffles, registers
 #pragma unroll
-        for (int mt = 0; mt < MT; ++mt) {
-            float alpha[E], m_e[E];
+            for (int mt = 0; mt < MT; ++mt) {
+                const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first query
+                float mx[2] = {-INFINITY, -INFINITY};  // rows g, g + 8; the scores unscaled
 #pragma unroll
-            for (int e = 0; e < E; ++e) {
-                alpha[e] = st[warp][0][16 * mt + at[e] / 16];
-                m_e[e] = st[warp][1][16 * mt + at[e] / 16];
-                l[mt][e] *= alpha[e];
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        const int key = n0 + 16 * j + at[e] % 16;
+                        if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                            c[mt][j].x[e] = -INFINITY;
+                        mx[e / 2 % 2] = fmaxf(mx[e / 2 % 2], c[mt][j].x[e]);
+                    }
+                float alpha[2], m_new[2];
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {  // the row's max: the quad's four lanes
+                    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+                    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+                    m_new[h] = fmaxf(mq[mt][h], mx[h] * scale_log2);
+                    alpha[h] = exp2_approx(mq[mt][h] - m_new[h]);
+                    mq[mt][h] = m_new[h];
+                    lq[mt][h] *= alpha[h];
+                }
+#pragma unroll
+                for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e / 2 % 2];
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {  // the scale in the exponent's FMA
+                        const float p =
+                            exp2_approx(fmaf(c[mt][j].x[e], scale_log2, -m_new[e / 2 % 2]));
+                        lq[mt][e / 2 % 2] += p;
+                        c[mt][j].x[e] = p;
+                    }
             }
+        } else {  // any map: the exchange tile
+            // Scaled and masked in place; each element's max over this lane's BN / 16 fragments,
+            // to the exchange tile at its (row, column).
 #pragma unroll
-            for (int j = 0; j < D / 16; ++j)
+            for (int mt = 0; mt < MT; ++mt) {
+                const int row_t = row0 + WM * warp + 16 * mt;  // this query tile's first query
+                float pmax[E];
 #pragma unroll
-                for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+                for (int e = 0; e < E; ++e) pmax[e] = -INFINITY;
 #pragma unroll
-            for (int j = 0; j < BN / 16; ++j)
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        float x = c[mt][j].x[e] * scale_log2;
+                        const int key = n0 + 16 * j + at[e] % 16;
+                        if (masked && (key >= s || (causal && key > row_t + at[e] / 16)))
+                            x = -INFINITY;
+                        c[mt][j].x[e] = x;
+                        pmax[e] = fmaxf(pmax[e], x);
+                    }
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+                    ss[warp][16 * mt + at[e] / 16][at[e] % 16] = pmax[e];
+            }
+            __syncwarp();
+            // Row r's max: its 16 partial maxima, 8 a lane, and the neighbour's.
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                const float4 *x4 =
+                    reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+                const float4 a = x4[0], b = x4[1];
+                float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                       fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+                const float m_new = fmaxf(m[mt], tile_max);
+                if (half == 0) {
+                    st[warp][0][16 * mt + r] = exp2_approx(m[mt] - m_new);  // alpha
+                    st[warp][1][16 * mt + r] = m_new;
+                }
+                m[mt] = m_new;
+            }
+            __syncwarp();
+            // Per element: its row's alpha and max; rescale, p = exp2(x - max), the sums.
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) {
+                float alpha[E], m_e[E];
 #pragma unroll
                 for (int e = 0; e < E; ++e) {
-                    const float p = exp2f(c[mt][j].x[e] - m_e[e]);
-                    l[mt][e] += p;
-                    c[mt][j].x[e] = p;
+                    alpha[e] = st[warp][0][16 * mt + at[e] / 16];
+                    m_e[e] = st[warp][1][16 * mt + at[e] / 16];
+                    l[mt][e] *= alpha[e];
                 }
+#pragma unroll
+                for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                    for (int e = 0; e < E; ++e) {
+                        const float p = exp2_approx(c[mt][j].x[e] - m_e[e]);
+                        l[mt][e] += p;
+                        c[mt][j].x[e] = p;
+                    }
+            }
+        }
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
             if (direct) {  // p rounded to T, element for element
 #pragma unroll
                 for (int j = 0; j < BN / 16; ++j)
@@ -867,24 +932,42 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
                 load_shared(vf, &vs[16 * i][16 * j], LDT);
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
+                for (int mt = 0; mt < MT; ++mt)
+                    wmma::mma_sync(acc[mt][j], pf[mt][i], vf, acc[mt][j]);
             }
         __syncwarp();  // the exchange tile is free for the next tile's maxima
     }
 
-    // Each row's l: the per-element sums through the exchange tile, lanes 2r, 2r + 1 a row.
+    // Each row's l, to lanes 2r, 2r + 1 (row r): QUAD, the quad's sums through st; else the
+    // per-element sums through the exchange tile.
     float l_row[MT];
+    if constexpr (QUAD) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
+        for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
-    __syncwarp();
+            for (int h = 0; h < 2; ++h) {
+                float sum = lq[mt][h];
+                sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+                sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+                if (lane % 4 == 0) st[warp][0][16 * mt + lane / 4 + 8 * h] = sum;
+            }
+        __syncwarp();
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
-        const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
-        const float4 a = x4[0], b = x4[1];
-        const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
-        l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+        for (int mt = 0; mt < MT; ++mt) l_row[mt] = st[warp][0][16 * mt + r];
+    } else {
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int e = 0; e < E; ++e) ss[warp][16 * mt + at[e] / 16][at[e] % 16] = l[mt][e];
+        __syncwarp();
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const float4 *x4 =
+                reinterpret_cast<const float4 *>(&ss[warp][16 * mt + r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            const float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
+            l_row[mt] = sum + __shfl_xor_sync(0xffffffffu, sum, 1);
+        }
     }
     __syncwarp();
     // o = acc / l, BN columns a pass through the score tile; lane (r, half) writes half of row
@@ -916,6 +999,24 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
         }
         __syncwarp();
     }
+    return true;
+}
+/// END SOLUTION
+
+// One block: queries blockIdx.x * BM .. + BM - 1 (BM = 16 MT WARPS) of head blockIdx.y; each of
+// the WARPS warps owns MT tiles of 16 queries.
+template <typename T, int D, int WARPS, int MT>
+__device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, h, s, D]
+                                               const T *__restrict__ k,  // [b, h, s, D]
+                                               const T *__restrict__ v,  // [b, h, s, D]
+                                               T *__restrict__ o,        // [b, h, s, D]
+                                               int s,                    // tokens per head
+                                               float scale_log2,         // log2(e) / sqrt(D)
+                                               int causal)               // 1: key c <= query r
+{
+    /// BEGIN SOLUTION
+    if (!attention_warps<T, D, WARPS, MT, true>(q, k, v, o, s, scale_log2, causal))
+        attention_warps<T, D, WARPS, MT, false>(q, k, v, o, s, scale_log2, causal);
     /// END SOLUTION
 }
 
