@@ -33,8 +33,9 @@ COMBINE_SOURCE = (HERE / "flash_decode_combine.cu").read_text()
 MAX_SPLITS = 32  # splits per KV head at most
 SPLIT_ALIGN = 64  # keys per split: a multiple of this
 # Warps per block, each with its own pipeline of K/V tiles; keys per tile; tiles per warp in
-# shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The sweep, one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the
-# perf shapes): 2 stages 2379 / 2672 / 2793; then 16 keys 2423 / 2658 / 2862 (64 keys need
+# shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The sweep,
+# one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the perf
+# shapes): 2 stages 2379 / 2672 / 2793; then 16 keys 2423 / 2658 / 2862 (64 keys need
 # 310016 bytes of shared memory: no launch); then 2 / 4 / 8 warps 2209-2598 / 2100-2868 /
 # 2355 / 2660 / 2795; then 1 / 2 / 4 blocks an SM 2072 / 2652 / 2874, 1926 / 2616 / 2841,
 # 1920 / 2563 / 2831. At b = 1 (16 splits a KV head, 128 blocks) one setting measured 2058 to
