@@ -844,6 +844,58 @@ def test_wmma_tile_layouts(backend, la, lb, c_col, d_col):
     assert torch.isnan(d_mem[:, 16:]).all(), "store_matrix_sync wrote into the padding"
 
 
+def wmma_maps(backend: str) -> dict:
+    """{fragment: [lane, element] -> 16 row + column of the tile position it holds}, from
+    tests/cuda_kernels/wmma_maps.cu, compiled afresh (TCLAB_WMMA_LAYOUT is read at compile
+    time)."""
+    numbers = torch.arange(256, dtype=torch.float32, device=dev(backend))
+    out = {name: torch.full((32, 8), -1, dtype=torch.int32, device=dev(backend))
+           for name in ("accumulator", "matrix_a", "matrix_b")}
+    src = (KERNELS / "wmma_maps.cu").read_text()
+    SourceModule(src, no_extern_c=True).get_function("maps")(
+        numbers, numbers.bfloat16(), *out.values(), block=(32, 1, 1), grid=(1, 1))
+    return {name: t.cpu() for name, t in out.items()}
+
+
+def mma_sync_map() -> dict:
+    """The map of PTX's mma.m16n8k16 fragments, twice across (n 0-7, then 8-15): lane 4 g + t,
+    element e."""
+    g, t = torch.arange(32)[:, None] // 4, torch.arange(32)[:, None] % 4
+    e = torch.arange(8)[None, :]
+    rows, cols = g + 8 * (e // 2 % 2), 2 * t + e % 2 + 8 * (e // 4)  # accumulator, matrix_a
+    k, n = 2 * t + e % 2 + 8 * (e // 2 % 2), g + 8 * (e // 4)      # matrix_b: K x N
+    return {"accumulator": 16 * rows + cols, "matrix_a": 16 * rows + cols, "matrix_b": 16 * k + n}
+
+
+def test_wmma_maps_are_the_gpus_or_the_cpu_backends_own(backend, monkeypatch):
+    """On a GPU, mma.sync's map (what lab16's references check at run time before they reduce
+    rows through quad shuffles); on the CPU backend its own (lane L holds elements 8 L ..
+    8 L + 7, row-major), or the GPU's with TCLAB_WMMA_LAYOUT=mma, where an unknown value is a
+    compile error that names the variable."""
+    gpu = mma_sync_map()
+    own = {name: torch.arange(256).reshape(32, 8) for name in gpu}
+    got = wmma_maps(backend)
+    want = gpu if backend == "gpu" else own
+    for name in gpu:
+        assert torch.equal(got[name].long(), want[name]), (name, got[name][:2])
+    if backend == "gpu":
+        return
+    monkeypatch.setenv("TCLAB_WMMA_LAYOUT", "mma")
+    got = wmma_maps(backend)
+    for name in gpu:
+        assert torch.equal(got[name].long(), gpu[name]), (name, got[name][:2])
+    a = halves(16, 16, backend=backend, seed=11, dtype=torch.bfloat16)
+    b = halves(16, 16, backend=backend, seed=12, dtype=torch.bfloat16)
+    d = torch.full((16, 16), float("nan"), device=dev(backend))
+    src = (KERNELS / "wmma.cu").read_text()  # compiled afresh, in the GPU's map
+    SourceModule(src, no_extern_c=True).get_function("shape_16x16x16_bf16")(
+        a, b.t().contiguous(), d, block=(32, 1, 1), grid=(1, 1))
+    assert_product(d, a, b, what="bfloat16 mma_sync in the GPU's map")
+    monkeypatch.setenv("TCLAB_WMMA_LAYOUT", "sm90")
+    with pytest.raises(CompileError, match="TCLAB_WMMA_LAYOUT='sm90'"):
+        wmma_maps(backend)
+
+
 def test_wmma_half_accumulators(backend):
     a = halves(16, 16, backend=backend, seed=4)
     b = halves(16, 16, backend=backend, seed=5)

@@ -90,7 +90,11 @@ LABS = sorted(manifest.registry())
 
 
 def reference_check(lab_id: str, device: str, *overrides: str) -> None:
+    """overrides: NAME=VALUE, a launcher's constant, or an environment variable where NAME
+    starts with TCLAB_."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(o.split("=", 1) for o in overrides if o.startswith("TCLAB_"))
+    overrides = tuple(o for o in overrides if not o.startswith("TCLAB_"))
     proc = subprocess.run([sys.executable, "-c", REFERENCE_CHECK, lab_id, device, *overrides],
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"{lab_id}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -121,7 +125,7 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("WMMA_WARPS=2", "WMMA_BN=16", "WMMA_STAGES=2",
                                         "WMMA_PROGRAMS_PER_SM=4"),
                                        ("FUSED_COMBINE=True", "WMMA_PROGRAMS_PER_SM=4"),
-                                       ("EMULATE_MMA_LAYOUT=True",)],
+                                       ("TCLAB_WMMA_LAYOUT=mma",)],
                          ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",
                               "flash_decode-3-stages", "flash_decode-small",

@@ -61,18 +61,14 @@ T2_BN = 32
 # through a shared exchange tile. ptxas (nvcc 13.0, sm_90), bfloat16, the K/V loop's
 # instructions (masked paths included) with both exponentials one MUFU.EX2 (fragments.cuh's
 # exp2_approx): 1442 -> 1115 at d 128 (2 tiles), 2024 -> 1436 at d 64, 128 HMMA in each.
+# On the CPU backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map (the
+# design test in tests/test_references.py).
 QUAD = True
-# CPU backend only: its WMMA fragments in the GPU's map (mma.h's TCLAB_WMMA_MMA_LAYOUT), so
-# that the QUAD path runs there too (tests/test_references.py); the GPU ignores it.
-EMULATE_MMA_LAYOUT = False
 TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
         "QUAD": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 NAMES = {torch.bfloat16: "bf16", torch.float16: "f16"}
-# templates: each kernel is extern "C" itself; a module per EMULATE_MMA_LAYOUT
-_kernels = {emulate: functions(SOURCE, no_extern_c=True,
-                               options=["-DTCLAB_WMMA_MMA_LAYOUT"] if emulate else [])
-            for emulate in (False, True)}
+_kernel = functions(SOURCE, no_extern_c=True)  # templates: each kernel is extern "C" itself
 
 
 def smem_bytes(d: int, warps: int, tiles: int, bn: int, qs: bool) -> int:
@@ -103,7 +99,7 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     bn = T2_BN if qs else 64
     name = f"attention_kernel_{NAMES[q.dtype]}_d{d}_w{warps}_t{tiles}" + \
         (f"_n{bn}_qs" if qs else "")
-    _kernels[EMULATE_MMA_LAYOUT](name)(
+    _kernel(name)(
         np.uintp(q.data_ptr()), np.uintp(k.data_ptr()), np.uintp(v.data_ptr()),
         np.uintp(o.data_ptr()), np.int32(s), np.float32(1.4426950408889634 / math.sqrt(d)),
         np.int32(causal), np.int32(QUAD), block=(32 * warps, 1, 1),

@@ -55,10 +55,8 @@ FUSED_COMBINE = False
 # Each tile's row maxima, alpha and max through two quad shuffles where WMMA's accumulator map is
 # mma.sync's (flash_decode_wmma.cu's QUAD, checked by each warp at run time: the course GPUs),
 # else through the exchange tile (two stores and two loads of a fragment a tile).
+# On the CPU backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map.
 QUAD = True
-# CPU backend only: its WMMA fragments in the GPU's map (mma.h's TCLAB_WMMA_MMA_LAYOUT), so that
-# the QUAD path runs there too (tests/test_references.py); the GPU ignores it.
-EMULATE_MMA_LAYOUT = False
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
         "FUSED_COMBINE": (False, True), "QUAD": (False, True)}
@@ -67,15 +65,14 @@ _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, emulate: bool):
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages` and
-    `fused` (and, on the CPU backend, `emulate`: the GPU's fragment map)."""
-    key = (warps, bn, stages, fused, emulate)
+    `fused`."""
+    key = (warps, bn, stages, fused)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
-                                       f"-DFUSED={int(fused)}"] +
-                              (["-DTCLAB_WMMA_MMA_LAYOUT"] if emulate else []))
+                                       f"-DFUSED={int(fused)}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -127,7 +124,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
     done = done_counts(b * hkv, q.device)
-    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE, EMULATE_MMA_LAYOUT)[d](
+    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
         *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
         np.uintp(done.data_ptr()), np.uintp(o.data_ptr()), np.int32(QUAD),
         block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),

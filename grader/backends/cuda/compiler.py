@@ -227,12 +227,28 @@ class Built:
     cached: bool
 
 
+LAYOUT_ENV = "TCLAB_WMMA_LAYOUT"
+
+
+def layout_flags() -> list[str]:
+    """TCLAB_WMMA_LAYOUT=mma: WMMA's 16x16 fragments of 8 elements a lane in the map the course
+    GPUs use (include/mma.h), for code that takes another path where it finds that map; unset,
+    the CPU backend's own map."""
+    value = os.environ.get(LAYOUT_ENV, "")
+    if value == "":
+        return []
+    if value == "mma":
+        return ["-DTCLAB_WMMA_MMA_LAYOUT"]
+    raise CompileError(f"{LAYOUT_ENV}={value!r}: 'mma' (WMMA fragments in the course GPUs' map) "
+                       "or unset (the CPU backend's own map)")
+
+
 def build_module(src: str, no_extern_c: bool = False, options=None,
                  include_dirs=None) -> Built:
     """Compile (or find in the cache) one SourceModule's source."""
     if not isinstance(src, str):
         raise TypeError(f"SourceModule needs the kernel source as a str, got {type(src).__name__}")
-    flags = translate_options(options) + [f"-I{d}" for d in include_dirs or []]
+    flags = translate_options(options) + layout_flags() + [f"-I{d}" for d in include_dirs or []]
     key = _key("module", src, bool(no_extern_c), flags)
     so = cache_root() / f"{key}.so"
     meta_path = so.with_suffix(".json")
