@@ -647,6 +647,23 @@ __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__rest
     }
 }
 
+// The same for ROWS rows that all lie below s (every K/V tile but a head's last): the thread's
+// pieces are one 16-byte column of every (THREADS / (D / 8))-th row, fixed offsets from one
+// source and one destination address (the loop unrolled costs no registers), where
+// issue_rows' loop spends some 35 instructions a piece on the row, the column and the bounds.
+template <typename T, int D, int ROWS, int THREADS>
+__device__ __forceinline__ void issue_whole(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                            int row0)
+{
+    constexpr int PER_ROW = D / 8, STEP = THREADS / PER_ROW;  // pieces a row, rows a pass
+    static_assert(THREADS % PER_ROW == 0 && ROWS % STEP == 0, "whole passes");
+    const int r = threadIdx.x / PER_ROW, c = threadIdx.x % PER_ROW * 8;
+    const T *src = head + (long long)(row0 + r) * D + c;
+#pragma unroll
+    for (int i = 0; i < ROWS / STEP; ++i)
+        __pipeline_memcpy_async(&tile[r + i * STEP][c], src + i * STEP * D, 16);
+}
+
 // 2^x in one instruction on the GPU (MUFU.EX2; exp2f adds a test and two multiplies for results
 // below 2^-126, which p rounded to 16 bits does not need); exp2f on the CPU backend (no PTX).
 __device__ __forceinline__ float exp2_approx(float x)
@@ -768,7 +785,10 @@ __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T
     for (int t = 0; t < tiles; ++t) {
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();  // every warp is done with the other stage (tile t - 1, or q)
-        if (t + 1 < tiles) {
+        if (n0 + 2 * BN <= s && t + 1 < tiles) {  // tile t + 1, whole: fixed offsets
+            issue_whole<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN);
+            issue_whole<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN);
+        } else if (t + 1 < tiles) {  // a head's last tile, past s: piece by piece
             issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
             issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
         }

@@ -69,8 +69,9 @@ template <> __device__ __forceinline__ unsigned pack<__half>(float a, float b)
 }
 
 // This thread's cp.async copies of rows row0 .. row0 + ROWS - 1 of a head into tile, one piece
-// an iteration: with the loop unrolled, ptxas keeps the copies' addresses in registers across
-// the K/V loop, where the accumulators leave none to spare.
+// an iteration, zeros past row s (issue_piece): the q tile, and a head's last K/V tile. Not
+// unrolled: unrolled, ptxas keeps every copy's address in registers across the K/V loop, where
+// the accumulators leave none to spare.
 template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__restrict__ head,
                                            int row0, int s)
@@ -79,6 +80,25 @@ __device__ __forceinline__ void issue_rows(T (*tile)[D + PAD_T], const T *__rest
 #pragma unroll 1
     for (int p = threadIdx.x; p < PIECES; p += THREADS)
         issue_piece<T, D>(tile, head, row0, s, p);
+}
+
+// The same for ROWS rows that all lie below s (every K/V tile but a head's last): the thread's
+// pieces are one column of 16 bytes in every (THREADS / (D / 8))-th row, fixed offsets from one
+// source and one destination address, so that the copies of a tile cost an add or two each,
+// where issue_rows' loop spends about 35 instructions a piece on the row, the column and the
+// bounds. ptxas (nvcc 13, sm_90), d 128, 2 tiles a warp: the K/V loop's copies 8 LDGSTS and 8
+// adds, from 2 loops of 4 iterations.
+template <typename T, int D, int ROWS, int THREADS>
+__device__ __forceinline__ void issue_whole(T (*tile)[D + PAD_T], const T *__restrict__ head,
+                                            int row0)
+{
+    constexpr int PER_ROW = D / 8, STEP = THREADS / PER_ROW;  // pieces a row, rows a pass
+    static_assert(THREADS % PER_ROW == 0 && ROWS % STEP == 0, "whole passes");
+    const int r = threadIdx.x / PER_ROW, c = threadIdx.x % PER_ROW * 8;
+    const T *src = head + (long long)(row0 + r) * D + c;
+#pragma unroll
+    for (int i = 0; i < ROWS / STEP; ++i)
+        __pipeline_memcpy_async(&tile[r + i * STEP][c], src + i * STEP * D, 16);
 }
 
 // N accumulator floats of one row (acc, 16-byte aligned) over l, rounded to T, to out: 8 a
@@ -185,7 +205,10 @@ __device__ __forceinline__ bool attention_tile(const T *__restrict__ q, const T 
     for (int t = 0; t < tiles; ++t) {
         const int n0 = t * BN, cur = t % 2;
         __syncthreads();
-        if (t + 1 < tiles) {
+        if (n0 + 2 * BN <= s && t + 1 < tiles) {  // tile t + 1, whole
+            issue_whole<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN);
+            issue_whole<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN);
+        } else if (t + 1 < tiles) {  // a head's last tile, past s
             issue_rows<T, D, BN, THREADS>(kv[1 - cur][0], k, n0 + BN, s);
             issue_rows<T, D, BN, THREADS>(kv[1 - cur][1], v, n0 + BN, s);
         }

@@ -9,10 +9,19 @@
 #  hidden shape) by tens, and the old terms then outweigh the new ones entirely.)
 
 # %% edit attention_cu
+# ... the shuffle path (the GPU's fragment map)
 # <<<
 # #pragma unroll
-#             for (int j = 0; j < D / 16; ++j)
+#                 for (int j = 0; j < D / 16; ++j)
 # #pragma unroll
-#                 for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
+#                     for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e / 2 % 2];
+# ===
+# >>>
+# ... the exchange path (any other map: the CPU backend's)
+# <<<
+# #pragma unroll
+#                 for (int j = 0; j < D / 16; ++j)
+# #pragma unroll
+#                     for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e];
 # ===
 # >>>
