@@ -478,6 +478,22 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 #   on the CPU backend), `p` goes through the score tile and a probability tile of `T`, as in
 #   the first design.
 #
+# **On the course GPUs, shuffles.** The map the warp learns there is the one PTX documents for
+# `mma.sync`'s 16 × 8 tiles, twice across: lane `4g + t` holds rows `g` (elements 0, 1, 4, 5)
+# and `g + 8` (2, 3, 6, 7). A row's 16 columns then lie in **one quad of lanes**, and its max
+# is two `__shfl_xor_sync` away (masks 1 and 2): no exchange tile, no `__syncwarp()`, and
+# `alpha`, the max and `l` stay in registers, two per lane (rows `g`, `g + 8`). Check it as
+# the map is learnt (`at[e] / 16 == lane / 4 + 8 (e / 2 % 2)` in every lane) and keep the
+# exchange tile for any other map: the CPU backend's own map is another (lane `L` holds row
+# `L / 2`), so both paths are written, as one template with a `bool QUAD` parameter; the block
+# runs the shuffle version if every warp finds the GPU's map, else the exchange version.
+# `TCLAB_WMMA_LAYOUT=mma` gives the CPU backend the GPU's map, to run the shuffle path there.
+# Two more instructions go per element: the scores stay unscaled and the scale joins the
+# exponent, `exp2(fmaf(x, scale_log2, -m))`; and `exp2f`, which wraps its one `MUFU.EX2` in a
+# test and two multiplies for results below 2⁻¹²⁶, becomes `ex2.approx.ftz.f32` itself (the
+# cell's `exp2_approx`; `p` is rounded to 16 bits anyway). On an H100 (2026-12-07) the
+# reference ran 245 TFLOP/s at `d = 128` with the shuffles, 208 without.
+#
 # **Two query tiles a warp** (`d = 64`): each K or V fragment a warp loads from shared memory
 # feeds two `mma_sync`s, one per query tile: half the shared-memory traffic per product, which
 # is what bounds a warp of one tile. At `d = 128` two tiles need more than 255 registers (the
@@ -509,7 +525,12 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # is row `p / (D / 8)`, columns `8 (p % (D / 8))`: neighbouring threads copy neighbouring 16
 # bytes. `__pipeline_memcpy_async(&tile[r][c], src, 16, inside ? 0 : 16)`: a row past `s`
 # copies nothing and fills 16 bytes of zeros (pass the head's start as its `src`, never read).
-# The head starts at `(long long)blockIdx.y * s * D`.
+# The head starts at `(long long)blockIdx.y * s * D`. Keep that loop rolled (`#pragma unroll
+# 1`): unrolled, each copy's address takes registers the accumulators need. Every K/V tile but
+# a head's last lies wholly below `s`: there `issue_whole<T, D, ROWS, THREADS>(tile, head,
+# row0)` copies a thread's pieces, one 16-byte column of every `THREADS / (D / 8)`-th row, from
+# one source address at fixed offsets, unrolled: a few instructions a piece where the loop's
+# division and bounds test cost some 35.
 # </details>
 #
 # <details><summary>Hint 2 — the pipeline and its barriers</summary>
@@ -1576,6 +1597,11 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `stop`), `alpha = exp2f(m - m_new)` (0 at the first tile, `m = -INFINITY`); `alpha` into the
 # same two `float4`, `m_new` into the two 16 columns further on; `__syncwarp()`;
 # `load_matrix_sync` of `alpha` from `&ss[warp][0][0]` and of the max from `&ss[warp][0][16]`.
+# That is the path for any map. Where the map is `mma.sync`'s (exercise 1's CUDA "On the course
+# GPUs, shuffles"), rows `g` and `g + 8` of lane `4g + t` take their max over the lane's
+# elements `e` with `e / 2 % 2` = 0 and 1, then two `__shfl_xor_sync` (1, 2): `m` and `alpha`
+# per row stay in registers, no exchange tile. A `rows_in_quads` check next to
+# `p_stays_in_registers`, and the split's work as a template of `bool QUAD`, as there.
 # </details>
 #
 # <details><summary>Hint 4 — p, and p · v</summary>
