@@ -3,14 +3,14 @@ attention.cu: WMMA fragments (__nv_bfloat16 or __half, float accumulators), K/V 
 double-buffered in shared memory through cp.async, the scores, the online softmax and the output
 accumulator in fragments, one or two 16-query tiles a warp (at d 128 two, their q fragments
 loaded from a shared q tile each K/V tile); causal blocks stop at the diagonal and run their
-last query tile first. Target (lab.toml): 0.4x torch's fused attention at s = 4096; students are
-graded at 0.8x of it. On an H100 (2026-12-06, roof run of `TUNE_LABS=lab16 bash
-scripts/gpu-check.sh tune`): 201 / 170 TFLOP/s full / causal at d 64 (0.42x / 0.41x: met),
-211 / 181 at d 128 (0.32x / 0.32x: missed). What bounds d 128: the fragments a warp reads from
-shared memory per product. A warp of one query tile reads the whole K and V tiles for 16
-queries, 16 FLOP a byte where shared memory serves about 128 bytes a clock; two query tiles
-with q's fragments held need more than 255 registers, so the two-tile kernel re-reads q (21
-FLOP a byte at 32 keys a tile), which gained 2-8%.
+last query tile first; on the course GPUs each row's max and sum go through quad shuffles
+(QUAD). Target (lab.toml): 0.4x torch's fused attention at s = 4096; students are graded at
+0.8x of it. On an H100 (2026-12-07, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`, before
+issue_whole): 218 / 169 TFLOP/s full / causal at d 64 (0.46x / 0.42x: met), 247 / 205 at
+d 128 (0.37x / 0.36x: missed; 211 / 181 with the exchange tile, 2026-12-06). What bounds it
+is instruction issue: the tensor pipes were busy 34% of the time (Nsight Compute, d 128),
+and each K/V tile spent more instructions on the softmax's bookkeeping and the copies'
+addresses than on mma_sync.
 """
 
 import math
@@ -63,6 +63,8 @@ T2_BN = 32
 # exp2_approx): 1442 -> 1115 at d 128 (2 tiles), 2024 -> 1436 at d 64, 128 HMMA in each.
 # On the CPU backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map (the
 # design test in tests/test_references.py).
+# On an H100 (2026-12-07, the sweep at the perf shapes, d 64 full / causal, d 128 full / causal,
+# TFLOP/s): 219 / 172 / 245 / 206 with the shuffles, 188 / 131 / 208 / 169 without.
 QUAD = True
 TUNE = {"D64_WARPS": (4, 8), "D128_WARPS": (4, 8), "D64_TILES": (1, 2), "D128_TILES": (1, 2),
         "QUAD": (False, True)}

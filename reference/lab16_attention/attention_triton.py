@@ -12,10 +12,11 @@ Work (lab.toml's `flops`): 4 b h s^2 d full, 4 b h d s (s + 1) / 2 causal. Minim
 2 bytes x 4 b h s d (q, k, v read once, o written once); k and v are read once per query tile,
 from L2 mostly.
 
-Target (lab.toml): 0.85x torch's fused attention at s = 4096. On an H100 (2026-12-06,
-`TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): d 64 428 / 370 TFLOP/s full / causal (0.89x
-/ 0.90x), d 128 571 / 448 (0.86x / 0.79x: causal missed) with the warp-specialized kernel
-(D128_WS), whose one loop masks every tile of a causal head.
+Target (lab.toml): 0.85x torch's fused attention at s = 4096. On an H100 (2026-12-07,
+`TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): d 64 427 / 365 TFLOP/s full / causal (0.89x
+/ 0.90x), d 128 571 / 463 (0.85x / 0.81x: causal missed; 448 before the causal scores' scale
+joined the exponent's FMA) with the warp-specialized kernel (D128_WS), whose one loop masks
+every tile of a causal head.
 """
 
 import math

@@ -50,13 +50,16 @@ WMMA_PROGRAMS_PER_SM = 1
 # The last split-pass block of each KV head combines the head's splits
 # (flash_decode_wmma.cu's FUSED: a count per KV head in `_done`, which that block resets), so
 # that the call is one launch: the second launch and its ramp are a few microseconds of the
-# 53 at b = 1.
-FUSED_COMBINE = False
+# 53 at b = 1. On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2354 / 2658 / 2773
+# fused, 2158 / 2639 / 2774 not (at b = 1 one setting measured 2158 to 2348 in one sweep).
+FUSED_COMBINE = True
 # Each tile's row maxima, alpha and max through two quad shuffles where WMMA's accumulator map is
 # mma.sync's (flash_decode_wmma.cu's QUAD, checked by each warp at run time: the course GPUs),
-# else through the exchange tile (two stores and two loads of a fragment a tile).
-# On the CPU backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map.
-QUAD = True
+# else through the exchange tile (two stores and two loads of a fragment a tile). On the CPU
+# backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map. The split pass is
+# bound by memory, not issue: on an H100 (2026-12-07, the sweep, GB/s) 2231 / 2660 / 2802 with
+# the shuffles, 2348 / 2607 / 2792 without, within the noise at b = 1; kept off.
+QUAD = False
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
         "FUSED_COMBINE": (False, True), "QUAD": (False, True)}
