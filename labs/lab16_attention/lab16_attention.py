@@ -423,14 +423,14 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # ### CUDA C: WMMA fragments, K/V tiles in shared memory, the softmax in the fragments
 #
 # One block per 128 queries of one head (`blockIdx.x` the query tile, `blockIdx.y` the head).
-# At `d = 64` **4 warps of two 16-query tiles** each, at `d = 128` **8 warps of one**. The
-# block streams the head's keys and values through shared memory 64 at a time,
+# **4 warps of two 16-query tiles** each. The block streams the head's keys and values through
+# shared memory 64 at a time (32 at `d = 128`),
 # **double-buffered with cp.async** (lab 10): the copies of tile `t + 1` fly while the warps
 # multiply tile `t`. Each warp runs the online softmax for its own queries, **in registers**.
 #
 # | call | here |
 # |---|---|
-# | `wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];` | the warp's queries, `d` wide: loaded once, kept in registers |
+# | `wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[MT][D / 16];` | the warp's queries, `d` wide: at `d = 64` loaded once, kept in registers (at `d = 128` loaded from shared memory, 16 columns at a time) |
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;` | a 16 × 16 block of `kᵀ` (16 of `d` by 16 keys): `kᵀ` is `k` read column-major, `&ks[16 j][16 i]`, `ldm` the shared row |
 # | `wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;` | 16 keys × 16 of `d` of `v`, row-major |
 # | `wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;` | float32 sums; `c.x[e]`, `e < c.num_elements`, this lane's elements |
@@ -441,7 +441,7 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # `T` is `__nv_bfloat16` or `__half`: write the block once, as a template
 # `template <typename T, int D, int WARPS, int MT> attention_tile(...)` (`MT`: query tiles a
 # warp), instantiated in four kernels (given): `attention_kernel_bf16_d64` (4 warps, 2 tiles),
-# `..._bf16_d128` (8, 1), `..._f16_d64`, `..._f16_d128`.
+# `..._bf16_d128`, `..._f16_d64`, `..._f16_d128` (the same).
 #
 # **Why the softmax stays in the fragments.** The first design that comes to mind stores each
 # warp's 16 × 64 scores to a shared scratch tile, lets lanes `2r` and `2r + 1` take row `r`'s
@@ -494,10 +494,15 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # cell's `exp2_approx`; `p` is rounded to 16 bits anyway). On an H100 (2026-12-07) the
 # reference ran 245 TFLOP/s at `d = 128` with the shuffles, 208 without.
 #
-# **Two query tiles a warp** (`d = 64`): each K or V fragment a warp loads from shared memory
-# feeds two `mma_sync`s, one per query tile: half the shared-memory traffic per product, which
-# is what bounds a warp of one tile. At `d = 128` two tiles need more than 255 registers (the
-# `q` fragments and the accumulators alone take 256): 8 warps of one tile there.
+# **Two query tiles a warp**: each K or V fragment a warp loads from shared memory feeds two
+# `mma_sync`s, one per query tile: half the shared-memory traffic per product, which is what
+# bounds a warp of one tile. At `d = 128` two tiles cannot hold their `q` fragments in
+# registers as well (with the accumulators they alone take 256): there `q` keeps a shared tile
+# of its own for the whole loop, and for each K/V tile the warp loads `q`'s fragments again,
+# 16 columns (two fragments) at a time, against every K fragment of those columns; with 32
+# keys a K/V tile instead of 64 the scores and `p` take half the registers. On an H100
+# (2026-12-07, the reference, shuffles on) that ran 245 TFLOP/s full at `d = 128` where 8 warps
+# of one tile with `q` in registers ran 214.
 #
 # **Causal heads** stop at the diagonal (`end = min(s, row0 + BM)`), and run their **last query
 # tile first**: `row0 = (causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x) * BM`, as in the
@@ -509,14 +514,15 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 #
 # | tile | shape | element | bytes at `d = 64` / `128` |
 # |---|---|---|---|
-# | `kv[2][2]` (2 stages of keys and values; `q` in stage 1 before the loop) | 64 × (`d` + 8) each | `T` | 36864 / 69632 |
-# | `ss` (scores; the exchange tile) | 16 `MT` × (64 + 4) per warp | `float` | 34816 |
-# | `ps` (probabilities, where `p` cannot stay in registers) | 16 `MT` × (64 + 8) per warp | `T` | 18432 |
-# | `st` (each row's `alpha` and max) | 2 × 16 `MT` per warp | `float` | 1024 |
+# | `kv[2][2]` (2 stages of keys and values, `BN` = 64 / 32 keys each) | `BN` × (`d` + 8) each | `T` | 36864 / 34816 |
+# | `qs` (the block's 128 queries: at `d = 64` in stage 1, before tile 1 lands; at `d = 128` a tile of its own) | 128 × (`d` + 8) | `T` | — / 34816 |
+# | `ss` (scores; the exchange tile) | 32 × (`BN` + 4) per warp | `float` | 34816 / 18432 |
+# | `ps` (probabilities, where `p` cannot stay in registers) | 32 × (`BN` + 8) per warp | `T` | 18432 / 10240 |
+# | `st` (each row's `alpha` and max) | 2 × 32 per warp | `float` | 1024 |
 #
-# 91136 bytes at `d = 64`, 123904 at `d = 128`: past 48 KiB, which SourceModule's launch opts
-# in to. `q` enters through stage 1: its last tile's rows past `s` must read as zeros, which a
-# fragment loaded straight from global memory cannot promise.
+# 91136 bytes at `d = 64`, 99328 at `d = 128`: past 48 KiB, which SourceModule's launch opts
+# in to. `q` passes through shared memory: its last tile's rows past `s` must read as zeros,
+# which a fragment loaded straight from global memory cannot promise.
 #
 # <details><summary>Hint 1 — copying a tile</summary>
 #
@@ -536,9 +542,10 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 # <details><summary>Hint 2 — the pipeline and its barriers</summary>
 #
 # Before the loop: tile 0's keys and values into stage 0, `__pipeline_commit()`; the block's
-# queries into stage 1's key tile, `__pipeline_commit()`; learn the maps (Hint 3);
-# `__pipeline_wait_prior(0)`, `__syncthreads()`, each warp loads its `q` fragments from
-# `&qs[16 MT warp + 16 mt][16 i]`. Per tile `t` (stage `t % 2`): `__syncthreads()` (every warp
+# queries into the q tile (stage 1's key tile at `d = 64`), `__pipeline_commit()`; learn the
+# maps (Hint 3) before either; `__pipeline_wait_prior(0)`, `__syncthreads()`, each warp loads
+# its `q` fragments from `&qs[16 MT warp + 16 mt][16 i]` (at `d = 64`; at `d = 128` in the
+# loop, Hint 4). Per tile `t` (stage `t % 2`): `__syncthreads()` (every warp
 # is done with the other stage: tile `t - 1`, or `q`); copies of tile `t + 1` into the other
 # stage if there is one; `__pipeline_commit()` always (an empty batch keeps the count);
 # `__pipeline_wait_prior(1)` (all batches but the newest: tile `t`); `__syncthreads()`: the
@@ -560,10 +567,13 @@ def attention_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch
 #
 # For each 16 keys `j`: the fragments `c[mt][j]`, filled with 0, then for each 16 of `d` `i`
 # one `kf` from `&ks[16 j][16 i]` and `mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j])` for each
-# query tile. Then per element: `x = c.x[e] * scale_log2`, `-INFINITY` where its key is `≥ s`
-# or (causal) after its query, back into `c.x[e]`; `pmax[e] = fmaxf(pmax[e], x)` over `j`. A
-# tile needs the mask only if `n0 + 64 > s` or (causal) `n0 + 64 > row0`: decide that once per
-# tile. Then the exchange (above). Key 0 is in every row's first tile: `m_new` is finite from
+# query tile. At `d = 128` (`q` in shared memory) the other way round: for each 16 of `d` `i`
+# load the warp's two `q` fragments from `&qs[16 MT warp + 16 mt][16 i]`, then for each 16 keys
+# `j` one `kf` and its two `mma_sync`s. Then per element: `x = c.x[e] * scale_log2`,
+# `-INFINITY` where its key is `≥ s` or (causal) after its query, back into `c.x[e]`;
+# `pmax[e] = fmaxf(pmax[e], x)` over `j`. A tile needs the mask only if `n0 + BN > s` or
+# (causal) `n0 + BN > row0`: decide that once per tile. Then the exchange (above), or the
+# shuffles. Key 0 is in every row's first tile: `m_new` is finite from
 # there on, and `exp2f(-inf - m_new) = 0` (the first tile's `alpha`, and every masked `p`).
 # </details>
 #
@@ -631,7 +641,6 @@ LOAD_SHARED_BF16(matrix_b, row_major, "b", "row")  // v
 #undef LOAD_SHARED_BF16
 #endif
 
-#define BN 64     // keys per K/V tile
 #define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
 #define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
 
@@ -698,10 +707,12 @@ __device__ __forceinline__ float exp2_approx(float x)
 #endif
 }
 
-// attention_tile's work. QUAD: the softmax's row maxima and sums through shuffles, which needs
-// mma.sync's fragment map (the course GPUs'); where the map learnt is another it returns false
-// having done nothing, and attention_tile runs QUAD = false: the exchange tile.
-template <typename T, int D, int WARPS, int MT, bool QUAD>
+// attention_tile's work, BN keys a K/V tile. QS: q's fragments loaded from a shared q tile for
+// each K/V tile (else held in registers). QUAD: the softmax's row maxima and sums through
+// shuffles, which needs mma.sync's fragment map (the course GPUs'); where the map learnt is
+// another it returns false having done nothing, and attention_tile runs QUAD = false: the
+// exchange tile.
+template <typename T, int D, int WARPS, int MT, int BN, bool QS, bool QUAD>
 __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T *__restrict__ k,
                                                 const T *__restrict__ v, T *__restrict__ o,
                                                 int s, float scale_log2, int causal)
@@ -710,14 +721,20 @@ __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T
     constexpr int LDT = D + PAD_T;   // elements between rows of a K or V tile
     constexpr int LDS = BN + PAD_F;  // floats between rows of a warp's score tile
     constexpr int LDP = BN + PAD_T;  // elements between rows of a warp's probability tile
-    static_assert(BM <= 2 * BN, "q passes through one stage's K and V tiles");
+    // Rows of LDT elements: the two stages' K and V tiles, 4 BN; the q tile from Q0 on (its own
+    // with QS, else stage 1's, read before tile 1 lands); the per-warp tiles after both.
+    constexpr int Q0 = QS ? 4 * BN : 2 * BN;
+    constexpr int ROWS = Q0 + BM > 4 * BN ? Q0 + BM : 4 * BN;
+    static_assert(QS || BM <= 2 * BN, "q passes through one stage's K and V tiles");
     static_assert(D % BN == 0, "o leaves through the score tile, BN columns a pass");
-    // Shared memory: two stages of {BN keys, BN values}; per warp its score tile (the exchange
-    // tile too), its probability tile, and its rows' rescale factors and maxima. Every tile and
-    // every fragment in it starts a multiple of 32 bytes in.
+    // Shared memory: two stages of {BN keys, BN values} and the q tile; per warp its score tile
+    // (the exchange tile too), its probability tile, and its rows' rescale factors and maxima.
+    // Every tile and every fragment in it starts a multiple of 32 bytes in.
     extern __shared__ __align__(128) unsigned char smem[];
     T(*kv)[2][BN][LDT] = reinterpret_cast<T(*)[2][BN][LDT]>(smem);  // [stage][k or v][key][:]
-    float(*ss)[WM][LDS] = reinterpret_cast<float(*)[WM][LDS]>(kv + 2);
+    T(*qs)[LDT] = reinterpret_cast<T(*)[LDT]>(smem) + Q0;            // [query][:]
+    float(*ss)[WM][LDS] =
+        reinterpret_cast<float(*)[WM][LDS]>(reinterpret_cast<T(*)[LDT]>(smem) + ROWS);
     T(*ps)[WM][LDP] = reinterpret_cast<T(*)[WM][LDP]>(ss + WARPS);
     float(*st)[2][WM] = reinterpret_cast<float(*)[2][WM]>(ps + WARPS);  // [warp][alpha, max][row]
     using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
@@ -768,11 +785,11 @@ __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T
         if (!__all_sync(0xffffffffu, quads)) return false;  // the same in every warp
     }
 
-    // Tile 0 of K and V into stage 0, the block's queries into stage 1 (free until tile 1).
+    // Tile 0 of K and V into stage 0, the block's queries into the q tile.
     issue_rows<T, D, BN, THREADS>(kv[0][0], k, 0, s);
     issue_rows<T, D, BN, THREADS>(kv[0][1], v, 0, s);
     __pipeline_commit();
-    issue_rows<T, D, BM, THREADS>(kv[1][0], q + (long long)row0 * D, 0, s - row0);
+    issue_rows<T, D, BM, THREADS>(qs, q + (long long)row0 * D, 0, s - row0);
     __pipeline_commit();
 
     Acc acc[MT][D / 16];  // the output accumulator: MT x 16 queries x D, float32
@@ -786,13 +803,16 @@ __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T
     }
     __pipeline_wait_prior(0);
     __syncthreads();  // q (and tile 0) have landed
-    FragA qf[MT][D / 16];  // the warp's queries, kept in registers
-    const T(*qs)[LDT] = kv[1][0];
+    // Without QS the warp's queries stay in registers (stage 1 takes tile 1 over q's rows);
+    // with QS they are loaded from the q tile for each K/V tile (qf unused).
+    FragA qf[QS ? 1 : MT][QS ? 1 : D / 16];
+    if constexpr (!QS) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
+        for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
-        for (int i = 0; i < D / 16; ++i)
-            load_shared(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+            for (int i = 0; i < D / 16; ++i)
+                load_shared(qf[mt][i], &qs[WM * warp + 16 * mt][16 * i], LDT);
+    }
 
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 reduce row r of an exchange
     float m[MT];                              // running max (base 2), per query tile's row r
@@ -821,18 +841,39 @@ __device__ __forceinline__ bool attention_warps(const T *__restrict__ q, const T
 
         // Scores: MT x 16 queries x BN keys in accumulator fragments; each K fragment loaded
         // once feeds the warp's MT query tiles.
+        using FragK = wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major>;  // k^T
         Acc c[MT][BN / 16];
 #pragma unroll
-        for (int j = 0; j < BN / 16; ++j) {
+        for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) wmma::fill_fragment(c[mt][j], 0.0f);
+        if constexpr (QS) {  // 16 columns of q at a time (MT fragments), against every key
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
-                wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;  // k^T
-                load_shared(kf, &ks[16 * j][16 * i], LDT);
+                FragA qi[MT];
 #pragma unroll
-                for (int mt = 0; mt < MT; ++mt) wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
+                for (int mt = 0; mt < MT; ++mt)
+                    load_shared(qi[mt], &qs[WM * warp + 16 * mt][16 * i], LDT);
+#pragma unroll
+                for (int j = 0; j < BN / 16; ++j) {
+                    FragK kf;
+                    load_shared(kf, &ks[16 * j][16 * i], LDT);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        wmma::mma_sync(c[mt][j], qi[mt], kf, c[mt][j]);
+                }
             }
+        } else {
+#pragma unroll
+            for (int j = 0; j < BN / 16; ++j)
+#pragma unroll
+                for (int i = 0; i < D / 16; ++i) {
+                    FragK kf;
+                    load_shared(kf, &ks[16 * j][16 * i], LDT);
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+                        wmma::mma_sync(c[mt][j], qf[mt][i], kf, c[mt][j]);
+                }
         }
         // The mask: once per tile, whether any element needs it. Key 0 is in every row's first
         // tile: the max is finite from there on, and exp2(-inf - m) = 0 (the first tile's alpha,
@@ -1056,14 +1097,17 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
                                                int causal)               // 1: key c <= query r
 {
     /// BEGIN SOLUTION
-    if (!attention_warps<T, D, WARPS, MT, true>(q, k, v, o, s, scale_log2, causal))
-        attention_warps<T, D, WARPS, MT, false>(q, k, v, o, s, scale_log2, causal);
+    // Two query tiles a warp at d 128 hold q's fragments in no register (the accumulators take
+    // them): q from shared memory, 32 keys a K/V tile. Elsewhere q in registers, 64 keys.
+    constexpr bool QS = D == 128 && MT == 2;
+    constexpr int BN = QS ? 32 : 64;
+    if (!attention_warps<T, D, WARPS, MT, BN, QS, true>(q, k, v, o, s, scale_log2, causal))
+        attention_warps<T, D, WARPS, MT, BN, QS, false>(q, k, v, o, s, scale_log2, causal);
     /// END SOLUTION
 }
 
 // The four kernels the launcher picks from: element type x head dimension, each with its warps
-// per block and query tiles per warp (d = 64: 4 warps of 2 tiles, 128 queries a block;
-// d = 128: 8 warps of 1 tile, 128 queries).
+// per block and query tiles per warp (4 warps of 2 tiles, 128 queries a block).
 #define ATTENTION_KERNEL(NAME, T, D, WARPS, MT)                                             \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                               \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal) \
@@ -1071,9 +1115,9 @@ __device__ __forceinline__ void attention_tile(const T *__restrict__ q,  // [b, 
         attention_tile<T, D, WARPS, MT>(q, k, v, o, s, scale_log2, causal);                \
     }
 ATTENTION_KERNEL(attention_kernel_bf16_d64, __nv_bfloat16, 64, 4, 2)
-ATTENTION_KERNEL(attention_kernel_bf16_d128, __nv_bfloat16, 128, 8, 1)
+ATTENTION_KERNEL(attention_kernel_bf16_d128, __nv_bfloat16, 128, 4, 2)
 ATTENTION_KERNEL(attention_kernel_f16_d64, __half, 64, 4, 2)
-ATTENTION_KERNEL(attention_kernel_f16_d128, __half, 128, 8, 1)
+ATTENTION_KERNEL(attention_kernel_f16_d128, __half, 128, 4, 2)
 """
 
 # %% nbgrader={"grade": false, "grade_id": "attention_cuda", "locked": false, "schema_version": 3, "solution": true}
@@ -1084,13 +1128,13 @@ attention_kernels_cu = {
     for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "f16")) for d in (64, 128)
 }
 # Per head dimension: (warps per block, 16-query tiles per warp), as ATTENTION_CU instantiates.
-ATTENTION_SHAPES_CU = {64: (4, 2), 128: (8, 1)}
+ATTENTION_SHAPES_CU = {64: (4, 2), 128: (4, 2)}
 
 
 def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
                    causal: int) -> None:
     """o = softmax(q @ k^T / sqrt(d) [causal]) @ v with WMMA: one block per 128 queries of a
-    head (d = 64: 4 warps of 2 query tiles; d = 128: 8 warps of 1).
+    head, 4 warps of 2 query tiles.
 
     Pass the arguments in the kernels' order, as C types: each tensor as
     np.uintp(t.data_ptr()), s and causal as np.int32(...), the scale as np.float32(...); then
@@ -1107,10 +1151,13 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v, o)), "16-byte copies need aligned rows"
     assert b * h <= 65535, f"{b * h} heads: gridDim.y <= 65535"
     warps, tiles = ATTENTION_SHAPES_CU[d]
-    bn = 64  # BN in ATTENTION_CU
-    # Two stages of K and V, bn x (d + 8) elements each; per warp, per query tile: 16 x (bn + 4)
-    # floats (scores), 16 x (bn + 8) elements (p), 2 x 16 floats (alpha, max).
-    smem = 2 * 2 * bn * (d + 8) * 2 + warps * tiles * 16 * ((bn + 4) * 4 + (bn + 8) * 2 + 2 * 4)
+    qs = d == 128  # q from its own shared tile, 32 keys a K/V tile (attention_tile's QS, BN)
+    bn = 32 if qs else 64
+    # Rows of d + 8 elements: two stages of K and V, bn each, and q's 128 (its own with qs, else
+    # in stage 1); per warp, per query tile: 16 x (bn + 4) floats (scores), 16 x (bn + 8)
+    # elements (p), 2 x 16 floats (alpha, max).
+    rows = max(4 * bn, (4 * bn if qs else 2 * bn) + 16 * tiles * warps)
+    smem = rows * (d + 8) * 2 + warps * tiles * 16 * ((bn + 4) * 4 + (bn + 8) * 2 + 2 * 4)
     attention_kernels_cu[(q.dtype, d)](
         np.uintp(q.data_ptr()),
         np.uintp(k.data_ptr()),
@@ -1121,7 +1168,7 @@ def attention_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.T
         np.int32(causal),
         block=(32 * warps, 1, 1),
         grid=(triton.cdiv(s, 16 * tiles * warps), b * h),
-        shared=smem,  # 91136 or 123904 bytes, over 48 KiB: SourceModule's launch opts in
+        shared=smem,  # 91136 or 99328 bytes, over 48 KiB: SourceModule's launch opts in
     )
     ### END SOLUTION
 
