@@ -1644,11 +1644,10 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `stop`), `alpha = exp2f(m - m_new)` (0 at the first tile, `m = -INFINITY`); `alpha` into the
 # same two `float4`, `m_new` into the two 16 columns further on; `__syncwarp()`;
 # `load_matrix_sync` of `alpha` from `&ss[warp][0][0]` and of the max from `&ss[warp][0][16]`.
-# That is the path for any map. Where the map is `mma.sync`'s (exercise 1's CUDA "On the course
-# GPUs, shuffles"), rows `g` and `g + 8` of lane `4g + t` take their max over the lane's
-# elements `e` with `e / 2 % 2` = 0 and 1, then two `__shfl_xor_sync` (1, 2): `m` and `alpha`
-# per row stay in registers, no exchange tile. A `rows_in_quads` check next to
-# `p_stays_in_registers`, and the split's work as a template of `bool QUAD`, as there.
+# Exercise 1's shuffles (its CUDA "On the course GPUs, shuffles") buy nothing here: the split
+# pass waits on memory, not on instructions (on an H100, 2026-12-07, the reference with them
+# ran 2231 / 2660 / 2802 GB/s at the perf shapes, without 2348 / 2607 / 2792). `exp2_approx`
+# (exercise 1's) for `alpha` and `p` costs nothing to keep.
 # </details>
 #
 # <details><summary>Hint 4 — p, and p · v</summary>
@@ -1813,6 +1812,7 @@ __device__ __forceinline__ bool p_stays_in_registers(float *f_tile, unsigned ldf
     __syncwarp();
     return direct;
 }
+
 // 2^x in one instruction on the GPU (MUFU.EX2; exp2f adds a test and two multiplies for results
 // below 2^-126, which p rounded to 16 bits does not need); exp2f on the CPU backend (no PTX).
 __device__ __forceinline__ float exp2_approx(float x)
@@ -1825,32 +1825,12 @@ __device__ __forceinline__ float exp2_approx(float x)
     return exp2f(x);
 #endif
 }
+/// END SOLUTION
 
-// Whether the accumulator map is mma.sync's (exercise 1's check, by the whole warp): lane 4 g + t
-// holds rows g (elements 0, 1, 4, 5) and g + 8 (2, 3, 6, 7), so that a row's 16 columns lie in
-// one quad of lanes. f_tile: a free 16 x 16 float tile, ldf floats a row; free again after.
-__device__ __forceinline__ bool rows_in_quads(float *f_tile, unsigned ldf)
-{
-    using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
-    const int lane = threadIdx.x % 32;
-    for (int i = lane; i < 16 * 16; i += 32) f_tile[i / 16 * ldf + i % 16] = (float)i;
-    __syncwarp();
-    Acc map;
-    wmma::load_matrix_sync(map, f_tile, ldf, wmma::mem_row_major);
-    bool quads = Acc::num_elements == 8;
-#pragma unroll
-    for (int e = 0; e < Acc::num_elements; ++e)
-        quads = quads && (int)map.x[e] / 16 == lane / 4 + 8 * (e / 2 % 2);
-    const bool all = __all_sync(0xffffffffu, quads);
-    __syncwarp();
-    return all;
-}
-
-// flash_decode_split's work. QUAD: each tile's row maxima through shuffles, which needs
-// mma.sync's fragment map (the course GPUs'); where the map is another it returns false having
-// done nothing, and flash_decode_split runs QUAD = false: the exchange tile.
-template <int D, int G, bool QUAD>
-__device__ __forceinline__ bool flash_decode_warps(
+// One block: the G query heads of KV head blockIdx.y of sequence blockIdx.z, against keys
+// blockIdx.x * keys_per_split onward (below s); writes each head's partial for this split.
+template <int D, int G>
+__device__ __forceinline__ void flash_decode_split(
     const bf16 *__restrict__ q,  // [b, hq, D]
     const bf16 *__restrict__ k,  // [b, hkv, s, D]
     const bf16 *__restrict__ v,  // [b, hkv, s, D]
@@ -1861,6 +1841,7 @@ __device__ __forceinline__ bool flash_decode_warps(
     int keys_per_split,          // keys per block: a multiple of 64
     float scale_log2)            // log2(e) / sqrt(D)
 {
+    /// BEGIN SOLUTION
     constexpr int LDT = D + PAD_T;  // elements between rows of the q, K and V tiles
     constexpr int LDS = (BN > 32 ? BN : 32) + PAD_F;  // floats a row of the exchange tile
     constexpr int LDP = BN + PAD_T;  // elements a row of the probability tile
@@ -1889,11 +1870,6 @@ __device__ __forceinline__ bool flash_decode_warps(
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 
-    const bool direct = p_stays_in_registers(&ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
-    if constexpr (QUAD) {
-        if (!rows_in_quads(&ss[warp][0][0], LDS)) return false;  // the same in every warp
-    }
-
     // The group's G query heads, rows 0 .. G - 1 of q's tile (rows G .. 15 zeros), then this
     // warp's first STAGES - 1 tiles.
     for (int p = threadIdx.x; p < 16 * D / 8; p += THREADS)
@@ -1904,6 +1880,7 @@ __device__ __forceinline__ bool flash_decode_warps(
         issue_tile<D>(kv[warp][j][0], kv[warp][j][1], k_head, v_head,
                       start + (warp + j * WARPS) * BN, stop, j < mine);
 
+    const bool direct = p_stays_in_registers(&ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
     __pipeline_wait_prior(STAGES - 1);  // q's pieces (the oldest group) have landed...
     __syncthreads();                    // ... every thread's
     FragA qf[D / 16];
@@ -1918,7 +1895,6 @@ __device__ __forceinline__ bool flash_decode_warps(
     for (int e = 0; e < E; ++e) l[e] = 0.0f;
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 reduce row r of the exchange
     float m = -INFINITY;                       // row r's running max, base 2, scaled
-    float mq[2] = {-INFINITY, -INFINITY};      // QUAD: rows g and g + 8's
 
     int use = 0, load = STAGES - 1;  // the stages of tile j and of tile j + STAGES - 1
     for (int j = 0; j < mine; ++j) {
@@ -1959,86 +1935,55 @@ __device__ __forceinline__ bool flash_decode_warps(
                 wmma::load_matrix_sync(c[jn], &ss[warp][0][16 * jn], LDS, wmma::mem_row_major);
             __syncwarp();
         }
-        if constexpr (QUAD) {  // rows g, g + 8 of lane 4 g + t: the quad's maxima by shuffles
-            float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) mx[e / 2 % 2] = fmaxf(mx[e / 2 % 2], c[jn].x[e]);
-            float alpha[2];
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {  // finite: the tile's first key is below stop
-                mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-                mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-                const float m_new = fmaxf(mq[h], mx[h] * scale_log2);
-                alpha[h] = exp2_approx(mq[h] - m_new);  // 0 at the first tile
-                mq[h] = m_new;
-            }
+        // Each element's max over the tile's fragments, stored to the exchange tile as an
+        // accumulator: at its (row, column), whatever the map. Lanes 2r, 2r + 1 take row r's
+        // max (8 columns each, then each other's), its new running max and alpha = exp2(m_old -
+        // m_new), and write alpha across columns 0-15 of row r (over the maxima they read) and
+        // the max across 16-31; loaded back as accumulators, every element has its row's.
+        {
+            Acc pmax;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
-                l[e] *= alpha[e / 2 % 2];
+                pmax.x[e] = c[0].x[e];
 #pragma unroll
-                for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha[e / 2 % 2];
+                for (int jn = 1; jn < BN / 16; ++jn) pmax.x[e] = fmaxf(pmax.x[e], c[jn].x[e]);
             }
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -mq[e / 2 % 2]));
-                    l[e] += p;
-                    c[jn].x[e] = p;
-                }
-        } else {  // any map: the exchange tile
-            // Each element's max over the tile's fragments, stored to the exchange tile as an
-            // accumulator: at its (row, column), whatever the map. Lanes 2r, 2r + 1 take row r's
-            // max (8 columns each, then each other's), its new running max and alpha = exp2(m_old -
-            // m_new), and write alpha across columns 0-15 of row r (over the maxima they read) and
-            // the max across 16-31; loaded back as accumulators, every element has its row's.
-            {
-                Acc pmax;
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    pmax.x[e] = c[0].x[e];
-#pragma unroll
-                    for (int jn = 1; jn < BN / 16; ++jn) pmax.x[e] = fmaxf(pmax.x[e], c[jn].x[e]);
-                }
-                wmma::store_matrix_sync(&ss[warp][0][0], pmax, LDS, wmma::mem_row_major);
-            }
-            __syncwarp();
-            {
-                float4 *x4 = reinterpret_cast<float4 *>(&ss[warp][r][8 * half]);
-                const float4 a = x4[0], b = x4[1];
-                float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
-                                       fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
-                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-                // Finite: the tile's first key is below stop. scale_log2 > 0: the max of the scaled
-                // scores is the scaled max.
-                const float m_new = fmaxf(m, tile_max * scale_log2);
-                const float alpha = exp2_approx(m - m_new);  // 0 at the first tile (m = -inf)
-                x4[0] = x4[1] = make_float4(alpha, alpha, alpha, alpha);
-                x4[4] = x4[5] = make_float4(m_new, m_new, m_new, m_new);  // columns 16 + 8 half on
-                m = m_new;
-            }
-            __syncwarp();
-            Acc alpha, m_row;
-            wmma::load_matrix_sync(alpha, &ss[warp][0][0], LDS, wmma::mem_row_major);
-            wmma::load_matrix_sync(m_row, &ss[warp][0][16], LDS, wmma::mem_row_major);
-            // Rescale by alpha; p = exp2(x scale - max) in place (0 past stop), summed per element.
-#pragma unroll
-            for (int e = 0; e < E; ++e) {
-                l[e] *= alpha.x[e];
-#pragma unroll
-                for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha.x[e];
-            }
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]));
-                    l[e] += p;
-                    c[jn].x[e] = p;
-                }
+            wmma::store_matrix_sync(&ss[warp][0][0], pmax, LDS, wmma::mem_row_major);
         }
+        __syncwarp();
+        {
+            float4 *x4 = reinterpret_cast<float4 *>(&ss[warp][r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+            // Finite: the tile's first key is below stop. scale_log2 > 0: the max of the scaled
+            // scores is the scaled max.
+            const float m_new = fmaxf(m, tile_max * scale_log2);
+            const float alpha = exp2_approx(m - m_new);  // 0 at the first tile (m = -inf)
+            x4[0] = x4[1] = make_float4(alpha, alpha, alpha, alpha);
+            x4[4] = x4[5] = make_float4(m_new, m_new, m_new, m_new);  // columns 16 + 8 half on
+            m = m_new;
+        }
+        __syncwarp();
+        Acc alpha, m_row;
+        wmma::load_matrix_sync(alpha, &ss[warp][0][0], LDS, wmma::mem_row_major);
+        wmma::load_matrix_sync(m_row, &ss[warp][0][16], LDS, wmma::mem_row_major);
+        // Rescale by alpha; p = exp2(x scale - max) in place (0 past stop), summed per element.
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            l[e] *= alpha.x[e];
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha.x[e];
+        }
+#pragma unroll
+        for (int jn = 0; jn < BN / 16; ++jn)
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]));
+                l[e] += p;
+                c[jn].x[e] = p;
+            }
         FragA pf[BN / 16];
         if (direct) {  // p rounded to bfloat16, element for element
 #pragma unroll
@@ -2070,30 +2015,16 @@ __device__ __forceinline__ bool flash_decode_warps(
     }
     __pipeline_wait_prior(0);  // (only empty groups can be left: nothing lands after this)
 
-    // The warp's row sums (QUAD: the quad's, by shuffles; else through the exchange tile); each
-    // row's sum and max to st (a warp without a tile leaves 0 and -inf: weight 0 below); its
-    // accumulators to its own stage tiles.
-    if constexpr (QUAD) {
+    // The warp's row sums through the exchange tile; row r's sum and max to st (a warp without
+    // a tile leaves 0 and -inf: weight 0 below); its accumulators to its own stage tiles.
+    {
+        Acc sums;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            float sum = 0.0f;
-#pragma unroll
-            for (int e = 0; e < E; ++e) sum += e / 2 % 2 == h ? l[e] : 0.0f;
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-            if (lane % 4 == 0) {
-                st[warp][0][lane / 4 + 8 * h] = sum;
-                st[warp][1][lane / 4 + 8 * h] = mq[h];
-            }
-        }
-    } else {
-        {
-            Acc sums;
-#pragma unroll
-            for (int e = 0; e < E; ++e) sums.x[e] = l[e];
-            wmma::store_matrix_sync(&ss[warp][0][0], sums, LDS, wmma::mem_row_major);
-        }
-        __syncwarp();
+        for (int e = 0; e < E; ++e) sums.x[e] = l[e];
+        wmma::store_matrix_sync(&ss[warp][0][0], sums, LDS, wmma::mem_row_major);
+    }
+    __syncwarp();
+    {
         const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][r][8 * half]);
         const float4 a = x4[0], b = x4[1];
         float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
@@ -2131,29 +2062,6 @@ __device__ __forceinline__ bool flash_decode_warps(
             part_l[row] = sum_l;
         }
     }
-    return true;
-}
-/// END SOLUTION
-
-// One block: the G query heads of KV head blockIdx.y of sequence blockIdx.z, against keys
-// blockIdx.x * keys_per_split onward (below s); writes each head's partial for this split.
-template <int D, int G>
-__device__ __forceinline__ void flash_decode_split(
-    const bf16 *__restrict__ q,  // [b, hq, D]
-    const bf16 *__restrict__ k,  // [b, hkv, s, D]
-    const bf16 *__restrict__ v,  // [b, hkv, s, D]
-    float *__restrict__ part_o,  // [b, hq, splits, D]
-    float *__restrict__ part_m,  // [b, hq, splits]
-    float *__restrict__ part_l,  // [b, hq, splits]
-    int s,                       // keys per KV head
-    int keys_per_split,          // keys per block: a multiple of 64
-    float scale_log2)            // log2(e) / sqrt(D)
-{
-    /// BEGIN SOLUTION
-    if (!flash_decode_warps<D, G, true>(q, k, v, part_o, part_m, part_l, s, keys_per_split,
-                                        scale_log2))
-        flash_decode_warps<D, G, false>(q, k, v, part_o, part_m, part_l, s, keys_per_split,
-                                        scale_log2);
     /// END SOLUTION
 }
 

@@ -53,16 +53,13 @@ WMMA_PROGRAMS_PER_SM = 1
 # 53 at b = 1. On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2354 / 2658 / 2773
 # fused, 2158 / 2639 / 2774 not (at b = 1 one setting measured 2158 to 2348 in one sweep).
 FUSED_COMBINE = True
-# Each tile's row maxima, alpha and max through two quad shuffles where WMMA's accumulator map is
-# mma.sync's (flash_decode_wmma.cu's QUAD, checked by each warp at run time: the course GPUs),
-# else through the exchange tile (two stores and two loads of a fragment a tile). On the CPU
-# backend only where TCLAB_WMMA_LAYOUT=mma gives its fragments the GPU's map. The split pass is
-# bound by memory, not issue: on an H100 (2026-12-07, the sweep, GB/s) 2231 / 2660 / 2802 with
-# the shuffles, 2348 / 2607 / 2792 without, within the noise at b = 1; kept off.
-QUAD = False
+# Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
+# not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
+# against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
+# are not kept.
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
-        "FUSED_COMBINE": (False, True), "QUAD": (False, True)}
+        "FUSED_COMBINE": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
@@ -129,7 +126,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     done = done_counts(b * hkv, q.device)
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
         *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
-        np.uintp(done.data_ptr()), np.uintp(o.data_ptr()), np.int32(QUAD),
+        np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
         block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
         shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
     if FUSED_COMBINE:

@@ -1,7 +1,7 @@
 // Reference CUDA flash-decoding for lab16's `flash_decode`, bfloat16, on the tensor cores:
 // flash_decode_cuda.py's split pass, WMMA and cp.async only. Compiled after
 // reference/common/wmma_load.cuh (load_fragment) and fragments.cuh (PAD_T, PAD_F, issue_piece,
-// from_float, learn_maps); the combine pass is flash_decode_combine.cu's.
+// from_float, learn_maps, exp2_approx); the combine pass is flash_decode_combine.cu's.
 //
 // Split pass: one block of WARPS warps per (split, KV head, sequence), grid (splits, hkv, b).
 // The group's G query heads are one 16 x D matrix_a
@@ -22,9 +22,6 @@
 // - p, rounded to bfloat16, becomes p . v's matrix_a fragments in registers where a matrix_a
 //   fragment holds the accumulator's elements (learn_maps checks at run time: true on an H100
 //   and on the CPU backend), else through shared memory; p . v into 16 x D accumulators.
-// Where the map is mma.sync's (rows_in_quads, fragments.cuh: the course GPUs), QUAD: a row's 16
-// columns of a fragment lie in one quad of lanes, and its max and sum take two shuffles each,
-// alpha and the max staying in registers per row (rows g and g + 8 of lane 4 g + t).
 // Rows G .. 15 compute on zeros (scores 0) and are never written. After the loop each warp
 // leaves its accumulators (in its own stage tiles), its rows' maxima and sums in shared memory,
 // and the block's threads merge the warps exactly, each rescaled by exp2(m_w - m) to the common
@@ -96,11 +93,8 @@ __device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*til
 // tile (the exchange tile: the maps, the rows' maxima, alpha and max, sums; the scores of a
 // masked tile, and where p cannot stay in registers), a 16 x (BN + PAD_T) probability tile, and
 // 2 x 16 floats (per row: the warp's sum and max, after the loop).
-//
-// QUAD: the row statistics through shuffles; the block returns false, having done nothing, where
-// quad is 0 or the map learnt is another (then the caller runs QUAD false).
-template <int D, bool QUAD>
-__device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__ q,
+template <int D>
+__device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__ q,
                                                         const bf16 *__restrict__ k,
                                                         const bf16 *__restrict__ v,
                                                         float *__restrict__ part_o,
@@ -109,7 +103,7 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
                                                         int keys_per_split, int group,
                                                         float scale_log2,
                                                         unsigned *__restrict__ done,
-                                                        bf16 *__restrict__ o, int quad)
+                                                        bf16 *__restrict__ o)
 {
     constexpr int LDT = D + PAD_T, LDS = (BN > 32 ? BN : 32) + PAD_F, LDP = BN + PAD_T;
     constexpr int LDO = D + PAD_F;
@@ -134,15 +128,6 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 
-    // Whether p can stay in registers (learn_maps), and whether rows lie in quads: without
-    // QUAD, each row's statistics reach the elements of its row through the exchange tile,
-    // stored and loaded as accumulators, which needs no map.
-    int at[E];
-    const bool direct = learn_maps<bf16, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
-    if constexpr (QUAD) {
-        if (!quad || !rows_in_quads(at)) return false;  // uniform in the block
-    }
-
     // q's group (rows g < G of the tile, zeros below: issue_piece's fill past row `group`),
     // then this warp's first STAGES - 1 tiles.
     for (int p = threadIdx.x; p < 16 * D / 8; p += THREADS)
@@ -153,6 +138,10 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
         issue_tile<D>(kv[warp][j][0], kv[warp][j][1], k_head, v_head,
                       start + (warp + j * WARPS) * BN, stop, j < mine);
 
+    // Only whether p can stay in registers: each row's statistics reach the elements of its
+    // row through the exchange tile, stored and loaded as accumulators, which needs no map.
+    int at[E];
+    const bool direct = learn_maps<bf16, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
     __pipeline_wait_prior(STAGES - 1);  // q's pieces (the oldest group) have landed...
     __syncthreads();                    // ... every thread's
     FragA qf[D / 16];
@@ -167,7 +156,6 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
     for (int e = 0; e < E; ++e) l[e] = 0.0f;
     const int r = lane / 2, half = lane % 2;  // lanes 2r, 2r + 1 own row r's max
     float m = -INFINITY;                       // row r's, base 2, scaled
-    float mq[2] = {-INFINITY, -INFINITY};      // QUAD: rows g and g + 8's
 
     int use = 0, load = STAGES - 1;  // the stages of tile j and of tile j + STAGES - 1
     for (int j = 0; j < mine; ++j) {
@@ -208,86 +196,55 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
                 wmma::load_matrix_sync(c[jn], &ss[warp][0][16 * jn], LDS, wmma::mem_row_major);
             __syncwarp();
         }
-        if constexpr (QUAD) {  // rows g, g + 8: the quad's maxima, alpha and p in registers
-            float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) mx[e / 2 % 2] = fmaxf(mx[e / 2 % 2], c[jn].x[e]);
-            float alpha[2];
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {  // finite: the tile's first key is before stop
-                mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-                mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-                const float m_new = fmaxf(mq[h], mx[h] * scale_log2);
-                alpha[h] = exp2_approx(mq[h] - m_new);  // 0 at the first tile
-                mq[h] = m_new;
-            }
+        // Each element's max over the tile's fragments, through the exchange tile to lanes 2r,
+        // 2r + 1 (8 columns each): row r's max, its new running max and alpha = exp2(m_old -
+        // m_new) back into the tile, alpha in columns 0-15 (over the maxima just read, by the
+        // lanes that read them), the max in 16-31; loaded as accumulators, each element gets
+        // its row's.
+        {
+            Acc pmax;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
-                l[e] *= alpha[e / 2 % 2];
+                pmax.x[e] = c[0].x[e];
 #pragma unroll
-                for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha[e / 2 % 2];
+                for (int jn = 1; jn < BN / 16; ++jn) pmax.x[e] = fmaxf(pmax.x[e], c[jn].x[e]);
             }
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -mq[e / 2 % 2]));
-                    l[e] += p;
-                    c[jn].x[e] = p;
-                }
-        } else {
-            // Each element's max over the tile's fragments, through the exchange tile to lanes 2r,
-            // 2r + 1 (8 columns each): row r's max, its new running max and alpha = exp2(m_old -
-            // m_new) back into the tile, alpha in columns 0-15 (over the maxima just read, by the
-            // lanes that read them), the max in 16-31; loaded as accumulators, each element gets
-            // its row's.
-            {
-                Acc pmax;
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    pmax.x[e] = c[0].x[e];
-#pragma unroll
-                    for (int jn = 1; jn < BN / 16; ++jn) pmax.x[e] = fmaxf(pmax.x[e], c[jn].x[e]);
-                }
-                wmma::store_matrix_sync(&ss[warp][0][0], pmax, LDS, wmma::mem_row_major);
-            }
-            __syncwarp();
-            {
-                float4 *x4 = reinterpret_cast<float4 *>(&ss[warp][r][8 * half]);
-                const float4 a = x4[0], b = x4[1];
-                float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
-                                       fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
-                tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
-                // Finite: the tile's first key is before stop. scale_log2 > 0: the max of the
-                // scaled scores is the scaled max.
-                const float m_new = fmaxf(m, tile_max * scale_log2);
-                const float alpha = exp2_approx(m - m_new);  // 0 at the first tile (m = -inf)
-                x4[0] = x4[1] = make_float4(alpha, alpha, alpha, alpha);
-                x4[4] = x4[5] = make_float4(m_new, m_new, m_new, m_new);  // columns 16 + 8 half ..
-                m = m_new;
-            }
-            __syncwarp();
-            Acc alpha, m_row;
-            wmma::load_matrix_sync(alpha, &ss[warp][0][0], LDS, wmma::mem_row_major);
-            wmma::load_matrix_sync(m_row, &ss[warp][0][16], LDS, wmma::mem_row_major);
-            // Rescale by alpha; p = exp2(x scale - m) in place (0 past stop), summed per element.
-#pragma unroll
-            for (int e = 0; e < E; ++e) {
-                l[e] *= alpha.x[e];
-#pragma unroll
-                for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha.x[e];
-            }
-#pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn)
-#pragma unroll
-                for (int e = 0; e < E; ++e) {
-                    const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]));
-                    l[e] += p;
-                    c[jn].x[e] = p;
-                }
+            wmma::store_matrix_sync(&ss[warp][0][0], pmax, LDS, wmma::mem_row_major);
         }
+        __syncwarp();
+        {
+            float4 *x4 = reinterpret_cast<float4 *>(&ss[warp][r][8 * half]);
+            const float4 a = x4[0], b = x4[1];
+            float tile_max = fmaxf(fmaxf(fmaxf(a.x, a.y), fmaxf(a.z, a.w)),
+                                   fmaxf(fmaxf(b.x, b.y), fmaxf(b.z, b.w)));
+            tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, 1));
+            // Finite: the tile's first key is before stop. scale_log2 > 0: the max of the
+            // scaled scores is the scaled max.
+            const float m_new = fmaxf(m, tile_max * scale_log2);
+            const float alpha = exp2_approx(m - m_new);  // 0 at the first tile (m = -inf)
+            x4[0] = x4[1] = make_float4(alpha, alpha, alpha, alpha);
+            x4[4] = x4[5] = make_float4(m_new, m_new, m_new, m_new);  // columns 16 + 8 half ..
+            m = m_new;
+        }
+        __syncwarp();
+        Acc alpha, m_row;
+        wmma::load_matrix_sync(alpha, &ss[warp][0][0], LDS, wmma::mem_row_major);
+        wmma::load_matrix_sync(m_row, &ss[warp][0][16], LDS, wmma::mem_row_major);
+        // Rescale by alpha; p = exp2(x scale - m) in place (0 past stop), summed per element.
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            l[e] *= alpha.x[e];
+#pragma unroll
+            for (int i = 0; i < D / 16; ++i) acc[i].x[e] *= alpha.x[e];
+        }
+#pragma unroll
+        for (int jn = 0; jn < BN / 16; ++jn)
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const float p = exp2_approx(fmaf(c[jn].x[e], scale_log2, -m_row.x[e]));
+                l[e] += p;
+                c[jn].x[e] = p;
+            }
         FragA pf[BN / 16];
         if (direct) {
 #pragma unroll
@@ -318,30 +275,16 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
     }
     __pipeline_wait_prior(0);  // (only empty groups can be left: nothing lands after this)
 
-    // The warp's row sums (QUAD: the quad's, by shuffles; else through the exchange tile); each
-    // row's sum and max to st (a warp without a tile leaves 0 and -inf: weight 0 below); its
-    // accumulators to its own stage tiles.
-    if constexpr (QUAD) {
+    // The warp's row sums through the exchange tile; row r's sum and max to st (a warp without
+    // a tile leaves 0 and -inf: weight 0 below); its accumulators to its own stage tiles.
+    {
+        Acc sums;
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            float sum = 0.0f;
-#pragma unroll
-            for (int e = 0; e < E; ++e) sum += e / 2 % 2 == h ? l[e] : 0.0f;
-            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-            if (lane % 4 == 0) {
-                st[warp][0][lane / 4 + 8 * h] = sum;
-                st[warp][1][lane / 4 + 8 * h] = mq[h];
-            }
-        }
-    } else {
-        {
-            Acc sums;
-#pragma unroll
-            for (int e = 0; e < E; ++e) sums.x[e] = l[e];
-            wmma::store_matrix_sync(&ss[warp][0][0], sums, LDS, wmma::mem_row_major);
-        }
-        __syncwarp();
+        for (int e = 0; e < E; ++e) sums.x[e] = l[e];
+        wmma::store_matrix_sync(&ss[warp][0][0], sums, LDS, wmma::mem_row_major);
+    }
+    __syncwarp();
+    {
         const float4 *x4 = reinterpret_cast<const float4 *>(&ss[warp][r][8 * half]);
         const float4 a = x4[0], b = x4[1];
         float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
@@ -393,7 +336,7 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
     }
     __syncthreads();
     if (!last)
-        return true;
+        return;
     __threadfence();
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
@@ -409,20 +352,16 @@ __device__ __forceinline__ bool flash_decode_wmma_split(const bf16 *__restrict__
         o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
     }
 #endif
-    return true;
 }
 
 #define FLASH_DECODE_WMMA_KERNEL(D)                                                           \
     extern "C" __global__ void __launch_bounds__(THREADS) flash_decode_wmma_kernel_d##D(      \
         const bf16 *q, const bf16 *k, const bf16 *v, float *part_o, float *part_m,            \
         float *part_l, int s, int keys_per_split, int group, float scale_log2,                \
-        unsigned *done, bf16 *o, int quad)                                                    \
+        unsigned *done, bf16 *o)                                                              \
     {                                                                                         \
-        if (!flash_decode_wmma_split<D, true>(q, k, v, part_o, part_m, part_l, s,             \
-                                              keys_per_split, group, scale_log2, done, o,     \
-                                              quad))                                          \
-            flash_decode_wmma_split<D, false>(q, k, v, part_o, part_m, part_l, s,             \
-                                              keys_per_split, group, scale_log2, done, o, 0); \
+        flash_decode_wmma_split<D>(q, k, v, part_o, part_m, part_l, s, keys_per_split, group, \
+                                   scale_log2, done, o);                                      \
     }
 FLASH_DECODE_WMMA_KERNEL(64)
 FLASH_DECODE_WMMA_KERNEL(128)
