@@ -124,6 +124,9 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
     done = done_counts(b * hkv, q.device)
+    stage_bytes = WMMA_WARPS * WMMA_STAGES * 2 * WMMA_BN * (d + PAD_T) * 2
+    assert 2 * (hq // hkv) * splits * 4 <= stage_bytes, \
+        "the fused combine's maxima and sums fit the stage tiles"
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
         *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
         np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),

@@ -2,13 +2,14 @@
 o[i, h] = softmax(q[i, h] k[i, h // group]^T / sqrt(d)) v[i, h // group] for q, o [b, hq, d] and
 k, v [b, hkv, s, d], contiguous bfloat16.
 
-Split-K: each KV head's keys are cut into splits of whole BLOCK_N tiles, one program per (split,
-KV head, sequence). A program runs the online softmax (float32, base 2) for the query heads of
-its group at once, one [BLOCK_G, d] block of q (the group padded to tl.dot's 16 rows), so that
-each K/V tile is loaded once for the whole group; it writes float32 partials (the sum of p . v,
-the max, the sum of p). A second launch combines a head's splits, each rescaled by
-exp2(m_t - m) to the common max. Whole tiles run without a mask; only the last split of a head
-whose length is not a multiple of BLOCK_N loads one masked tile, at its end.
+Split-K: each KV head's keys are cut into splits (a multiple of SPLIT_ALIGN keys each), one
+program per (split, KV head, sequence). A program runs the online softmax (float32, base 2) for
+the query heads of its group at once, one [BLOCK_G, d] block of q (the group padded to tl.dot's
+16 rows), so that each K/V tile is loaded once for the whole group; it writes float32 partials
+(the sum of p . v, the max, the sum of p). A second launch combines a head's splits, each
+rescaled by exp2(m_t - m) to the common max. Whole BLOCK_N tiles run without a mask; a split
+that ends inside a tile (s, or the split's length, not a multiple of BLOCK_N) loads that one
+tile masked, at its end.
 
 Traffic (lab.toml's `bytes`): k and v read once, q read and o written once, 2 b (hkv s + hq) d
 bfloat16 elements. On top: q again per split (from L2) and the partials, b hq splits (d + 2)
@@ -32,9 +33,14 @@ from grader.lab.reference import shared
 
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
-BLOCK_N = 128  # keys per tile; keys_per_split is a multiple of it
+BLOCK_N = 128  # keys per tile
 PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
+# Keys per split: a multiple of this (at most BLOCK_N). Below BLOCK_N a split may end inside a
+# tile, loaded masked; the splits then come nearer PROGRAMS_PER_SM per SM (b = 1, 8 KV heads,
+# 32768 keys, 132 SMs: 33 splits of 1008 keys, 264 programs, where whole tiles of 128 make 32
+# of 1024).
+SPLIT_ALIGN = 128
 NUM_WARPS = 2
 NUM_STAGES = 2
 # PDL: the combine launched as a programmatic dependent launch (Hopper): its programs start
@@ -45,7 +51,8 @@ NUM_STAGES = 2
 # 2678 / 2898 without.
 PDL = True
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
-        "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5), "PDL": (False, True)}
+        "SPLIT_ALIGN": (16, 128), "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5),
+        "PDL": (False, True)}
 
 
 # The online softmax over a range of keys: attention's (attention_triton.py), without its causal
@@ -76,12 +83,12 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
     acc = tl.zeros((BLOCK_G, HEAD_DIM), dtype=tl.float32)
     start = split * keys_per_split
     stop = tl.minimum(start + keys_per_split, s)
-    if TAIL:  # s is not a multiple of BLOCK_N: the tiles below s // BLOCK_N whole, then the last
-        whole = tl.maximum(tl.minimum(stop, s // BLOCK_N * BLOCK_N), start)
-        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
-                               start, whole, False, False, HEAD_DIM, BLOCK_N)
-        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
-                               whole, stop, True, False, HEAD_DIM, BLOCK_N)
+    if TAIL:  # a split may end inside a tile: its whole tiles, then one masked at its end
+        whole = start + (stop - start) // BLOCK_N * BLOCK_N
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, stop,
+                               qk_scale, start, whole, False, False, HEAD_DIM, BLOCK_N)
+        acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, stop,
+                               qk_scale, whole, stop, True, False, HEAD_DIM, BLOCK_N)
     else:
         acc, l_i, m_i = _tiles(acc, l_i, m_i, q, k_ptr, v_ptr, kv, offs_d, offs_d, s, qk_scale,
                                start, stop, False, False, HEAD_DIM, BLOCK_N)
@@ -124,7 +131,8 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     pdl = PDL and q.is_cuda
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
     splits = min(triton.cdiv(PROGRAMS_PER_SM * sms, b * hkv), triton.cdiv(s, bn), MAX_SPLITS)
-    keys_per_split = triton.cdiv(triton.cdiv(s, splits), bn) * bn
+    align = min(SPLIT_ALIGN, bn)
+    keys_per_split = triton.cdiv(triton.cdiv(s, splits), align) * align
     splits = triton.cdiv(s, keys_per_split)
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
@@ -132,7 +140,8 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     flash_decode_kernel[(splits, hkv, b)](
         q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
         GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
-        TAIL=s % bn != 0, PDL=pdl, num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+        TAIL=s % bn != 0 or keys_per_split % bn != 0, PDL=pdl, num_warps=NUM_WARPS,
+        num_stages=NUM_STAGES)
     flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
                                            BLOCK_S=triton.next_power_of_2(splits), PDL=pdl,
                                            num_warps=4, **({"launch_pdl": True} if pdl else {}))

@@ -326,6 +326,9 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     // with no second launch: each block counts itself done in done[kv_head] after its partials
     // are visible (the fence), and the one that counts last (the count's old value gridDim.x - 1)
     // reads every split's partials through L2 (__ldcg) and resets the count for the next call.
+    // It runs after the last split, so its L2 round trips are the call's tail: two, and 16
+    // splits' loads in flight at once (a loop over the splits, its loads one after another,
+    // paid one round trip for every few splits).
     __shared__ bool last;
     __threadfence();
     __syncthreads();
@@ -338,16 +341,36 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     if (!last)
         return;
     __threadfence();
+    const int splits = gridDim.x;
+    const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
+    // The head's maxima and sums, G x splits of each, into the stage tiles (free since the
+    // merge; flash_decode_cuda.py keeps G splits <= 8 x MAX_SPLITS within them).
+    float *cm = reinterpret_cast<float *>(&kv[0][0][0][0][0]), *cl = cm + group * splits;
+    for (int i = threadIdx.x; i < group * splits; i += THREADS) {
+        cm[i] = __ldcg(&part_m[first + i]);
+        cl[i] = __ldcg(&part_l[first + i]);
+    }
+    __syncthreads();
+    constexpr int CHUNK = 16;  // splits whose part_o loads are in flight together
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
-        const long long first = (long long)(kv_head * group + g) * gridDim.x;
+        const float *pm = cm + g * splits, *pl = cl + g * splits;
+        const float *po = part_o + (first + (long long)g * splits) * D + col;
         float m = -INFINITY;
-        for (int t = 0; t < (int)gridDim.x; ++t) m = fmaxf(m, __ldcg(&part_m[first + t]));
+        for (int t = 0; t < splits; ++t) m = fmaxf(m, pm[t]);
         float sum_l = 0.0f, sum_o = 0.0f;
-        for (int t = 0; t < (int)gridDim.x; ++t) {
-            const float w = exp2f(__ldcg(&part_m[first + t]) - m);
-            sum_l += w * __ldcg(&part_l[first + t]);
-            sum_o += w * __ldcg(&part_o[(first + t) * D + col]);
+        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
+            float x[CHUNK];
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u)
+                x[u] = t0 + u < splits ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u)
+                if (t0 + u < splits) {
+                    const float w = exp2f(pm[t0 + u] - m);
+                    sum_l += w * pl[t0 + u];
+                    sum_o += w * x[u];
+                }
         }
         o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
     }
