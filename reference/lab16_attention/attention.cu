@@ -127,7 +127,8 @@ __device__ __forceinline__ void store_row(T *out, const float *acc, float inv_l)
 template <typename T, int D, int WARPS, int MT, int BN, bool QS, bool QUAD>
 __device__ __forceinline__ bool attention_tile(const T *__restrict__ q, const T *__restrict__ k,
                                                const T *__restrict__ v, T *__restrict__ o,
-                                               int s, float scale_log2, int causal, int quad)
+                                               int s, float scale_log2, int causal, int quad,
+                                               float slack)
 {
     constexpr int THREADS = WARPS * 32, BM = 16 * WARPS * MT, WM = 16 * MT;
     constexpr int LDT = D + PAD_T, LDS = BN + PAD_F, LDP = BN + PAD_T;
@@ -270,20 +271,35 @@ __device__ __forceinline__ bool attention_tile(const T *__restrict__ q, const T 
                             c[mt][j].x[e] = -INFINITY;
                         mx[e / 2 % 2] = fmaxf(mx[e / 2 % 2], c[mt][j].x[e]);
                     }
-                float alpha[2], m_new[2];
+                float m_new[2];
+                bool moves = false;
 #pragma unroll
                 for (int h = 0; h < 2; ++h) {  // the quad's max; tile 0 leaves every m finite
                     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
                     mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
                     m_new[h] = fmaxf(mq[mt][h], mx[h] * scale_log2);
-                    alpha[h] = exp2_approx(mq[mt][h] - m_new[h]);  // 0 at tile 0
-                    mq[mt][h] = m_new[h];
-                    lq[mt][h] *= alpha[h];
+                    moves |= m_new[h] > mq[mt][h] + slack;  // always at tile 0 (m = -inf)
                 }
+                // The running max moves, and the accumulator is rescaled, only where a row of
+                // the warp's tile passes its max by more than slack; elsewhere the max stays,
+                // p = exp2(x - m) <= 2^slack, and p . v, l and the final acc / l are the same
+                // sums in float32 (the rounding of p to T is relative: the same at any size).
+                if (__any_sync(0xffffffffu, moves)) {
+                    float alpha[2];
 #pragma unroll
-                for (int j = 0; j < D / 16; ++j)
+                    for (int h = 0; h < 2; ++h) {
+                        alpha[h] = exp2_approx(mq[mt][h] - m_new[h]);  // 0 at tile 0
+                        mq[mt][h] = m_new[h];
+                        lq[mt][h] *= alpha[h];
+                    }
 #pragma unroll
-                    for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e / 2 % 2];
+                    for (int j = 0; j < D / 16; ++j)
+#pragma unroll
+                        for (int e = 0; e < E; ++e) acc[mt][j].x[e] *= alpha[e / 2 % 2];
+                } else {
+                    m_new[0] = mq[mt][0];
+                    m_new[1] = mq[mt][1];
+                }
 #pragma unroll
                 for (int j = 0; j < BN / 16; ++j)
 #pragma unroll
@@ -453,12 +469,12 @@ __device__ __forceinline__ bool attention_tile(const T *__restrict__ q, const T 
 #define ATTENTION_KERNEL(NAME, T, D, WARPS, MT, BN, QS)                                        \
     extern "C" __global__ void __launch_bounds__(WARPS * 32)                                  \
         NAME(const T *q, const T *k, const T *v, T *o, int s, float scale_log2, int causal,  \
-             int quad)                                                                        \
+             int quad, float slack)                                                           \
     {                                                                                         \
         if (!attention_tile<T, D, WARPS, MT, BN, QS, true>(q, k, v, o, s, scale_log2, causal, \
-                                                           quad))                             \
+                                                           quad, slack))                      \
             attention_tile<T, D, WARPS, MT, BN, QS, false>(q, k, v, o, s, scale_log2, causal, \
-                                                           0);                                \
+                                                           0, slack);                         \
     }
 ATTENTION_KERNEL(attention_kernel_bf16_d64_w4_t1, __nv_bfloat16, 64, 4, 1, 64, false)
 ATTENTION_KERNEL(attention_kernel_bf16_d64_w8_t1, __nv_bfloat16, 64, 8, 1, 64, false)
