@@ -52,6 +52,8 @@ WMMA_PROGRAMS_PER_SM = 1
 # that the call is one launch: the second launch and its ramp are a few microseconds of the
 # 53 at b = 1. On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2354 / 2658 / 2773
 # fused, 2158 / 2639 / 2774 not (at b = 1 one setting measured 2158 to 2348 in one sweep).
+# Since then (not yet timed on a GPU) the combining block loads 16 splits' partials at once: two
+# L2 round trips in the call's tail, where a loop over the splits paid one every few splits.
 FUSED_COMBINE = True
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
