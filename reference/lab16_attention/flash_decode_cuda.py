@@ -80,10 +80,15 @@ def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool):
     return _modules[key]
 
 
+def stage_bytes(d: int, bn: int, stages: int) -> int:
+    """One warp's stages of K and V tiles in flash_decode_wmma.cu's shared memory."""
+    return stages * 2 * bn * (d + PAD_T) * 2
+
+
 def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     """flash_decode_wmma.cu's shared memory: q's 16-row tile, then per warp its stages of K and
     V tiles, its float exchange tile, its probability tile and 2 x 16 row statistics."""
-    per_warp = stages * 2 * bn * (d + PAD_T) * 2 + 16 * (max(bn, 32) + PAD_F) * 4 + \
+    per_warp = stage_bytes(d, bn, stages) + 16 * (max(bn, 32) + PAD_F) * 4 + \
         16 * (bn + PAD_T) * 2 + 2 * 16 * 4
     return 16 * (d + PAD_T) * 2 + warps * per_warp
 
@@ -126,8 +131,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
     done = done_counts(b * hkv, q.device)
-    stage_bytes = WMMA_WARPS * WMMA_STAGES * 2 * WMMA_BN * (d + PAD_T) * 2
-    assert 2 * (hq // hkv) * splits * 4 <= stage_bytes, \
+    assert 2 * (hq // hkv) * splits * 4 <= WMMA_WARPS * stage_bytes(d, WMMA_BN, WMMA_STAGES), \
         "the fused combine's maxima and sums fit the stage tiles"
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
         *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,

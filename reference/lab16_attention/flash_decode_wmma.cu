@@ -344,7 +344,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     const int splits = gridDim.x;
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
     // The head's maxima and sums, G x splits of each, into the stage tiles (free since the
-    // merge; flash_decode_cuda.py keeps G splits <= 8 x MAX_SPLITS within them).
+    // merge; flash_decode_cuda.py asserts that they fit).
     float *cm = reinterpret_cast<float *>(&kv[0][0][0][0][0]), *cl = cm + group * splits;
     for (int i = threadIdx.x; i < group * splits; i += THREADS) {
         cm[i] = __ldcg(&part_m[first + i]);
