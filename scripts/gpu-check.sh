@@ -42,14 +42,15 @@
 #                the labs' targets and solutions; TUNE_LABS="lab03 lab04" limits it,
 #                TUNE_ARGS=--no-sweep times the constants checked in; TUNE_ARGS="--only
 #                attention_cuda.D64_TILES=1,2" sweeps only that (repeatable)
-#        sdpa    which kernel torch's fused attention (lab16's baseline) is on this GPU, beside
-#                each fused backend forced (benchmarks/sdpa_backends.py)
+#        probes  which kernel torch's fused attention (lab16's baseline) is on this GPU, beside
+#                each fused backend forced (benchmarks/sdpa_backends.py); what a plain read
+#                reaches at flash_decode's sizes (benchmarks/read_sizes.py)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-results/gpu}
-steps=${*:-check corpus corpus-timed labs notebooks pytest course autograde profile repro repro-open tune sdpa patterns}
+steps=${*:-check corpus corpus-timed labs notebooks pytest course autograde profile repro repro-open tune probes patterns}
 mkdir -p "$OUT"
 if [ -d .whl ]; then  # once per machine (the stamp): two checks may run side by side
   [ /tmp/site/.installed -nt .whl ] || { python3 -m pip install -q --no-index --no-deps \
@@ -114,7 +115,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     --out "$OUT/open" ${REPRO_ARGS:-lab01 lab07}
   has tune && run tune 560 python3 benchmarks/tune_references.py ${TUNE_LABS:-} ${TUNE_ARGS:-} --json "$OUT/tune.json" \
     --md "$OUT/tune.md"
-  has sdpa && run sdpa 120 python3 -m benchmarks.sdpa_backends
+  has probes && run sdpa 120 python3 -m benchmarks.sdpa_backends
+  has probes && run read-sizes 120 python3 -m benchmarks.read_sizes
   has patterns && run patterns 300 python3 benchmarks/memory_patterns.py --out "$OUT"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
