@@ -12,11 +12,12 @@ Work (lab.toml's `flops`): 4 b h s^2 d full, 4 b h d s (s + 1) / 2 causal. Minim
 2 bytes x 4 b h s d (q, k, v read once, o written once); k and v are read once per query tile,
 from L2 mostly.
 
-Target (lab.toml): 0.85x torch's fused attention at s = 4096. On an H100 (2026-12-07,
-`TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): d 64 427 / 365 TFLOP/s full / causal (0.89x
-/ 0.90x), d 128 571 / 463 (0.85x / 0.81x: causal missed; 448 before the causal scores' scale
-joined the exponent's FMA) with the warp-specialized kernel (D128_WS), whose one loop masks
-every tile of a causal head.
+Target (lab.toml): 0.85x torch's FlashAttention-2 at s = 4096. On an H100 (2026-12-07,
+`TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`, three runs): d 64 426-427 / 364-366 TFLOP/s
+full / causal, d 128 561-569 / 462-466 with the warp-specialized kernel (D128_WS), whose one
+loop masks every tile of a causal head: 1.42x / 1.38x, 1.60x / 1.52x FlashAttention-2 (301 /
+264 / 354 / 305, `python -m benchmarks.sdpa_backends`); 0.89x / 0.89x, 0.83x-0.85x /
+0.81x-0.82x torch's default call, cuDNN's kernel there.
 """
 
 import math

@@ -16,10 +16,11 @@ bfloat16 elements. On top: q again per split (from L2) and the partials, b hq sp
 float32 values written and read once, 0.2 to 1.6% of k and v at the perf shapes with the
 constants below.
 
-Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-06, roof 3065
-GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`): 88% and 95% at b = 8, 83% at b = 1,
-s = 32768 (missed: 134 MB, about 53 us, where the ramp of one wave of programs and the combine
-weigh; torch's fused attention 80% there).
+Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-07, roof 3068
+GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`, three runs): 87-88% and 94-95% at
+b = 8, 82-83% at b = 1, s = 32768 (missed: 134 MB, about 53 us, where the ramp of one wave of
+programs and the combine weigh; torch's fused attention 80% there, and torch's own sum over
+the same 134 MB 84%, `python -m benchmarks.read_sizes`).
 """
 
 import math
@@ -39,8 +40,8 @@ MAX_SPLITS = 128  # the combine holds a head's splits in one block
 # Keys per split: a multiple of this (at most BLOCK_N). Below BLOCK_N a split may end inside a
 # tile, loaded masked; the splits then come nearer PROGRAMS_PER_SM per SM (b = 1, 8 KV heads,
 # 32768 keys, 132 SMs: 33 splits of 1008 keys, 264 programs, where whole tiles of 128 make 32
-# of 1024). Not yet timed on a GPU: the sweep's SPLIT_ALIGN=128,16 decides; 128 is the design
-# measured above.
+# of 1024). On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2457 / 2666 / 2895 at
+# 16 against 2510 / 2712 / 2912 at 128 (kept).
 SPLIT_ALIGN = 128
 NUM_WARPS = 2
 NUM_STAGES = 2
