@@ -84,8 +84,8 @@
 # kernels: exercise 1 at `s = 4096` (64 heads, head dims 64 and 128, full and causal) in
 # TFLOP/s and against torch's FlashAttention-2 (`F.scaled_dot_product_attention`'s flash
 # backend); exercise 2 on caches of 8192 and 32768 tokens (one and eight sequences) in GB/s,
-# against the copy roof and torch's fused attention. Without a GPU, Triton runs in its interpreter and CUDA C on the
-# CPU: correctness only.
+# against the copy roof and torch's fused attention. Without a GPU, Triton runs in its
+# interpreter and CUDA C on the CPU: correctness only.
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
 # The lab's runtime comes first: without a GPU it switches Triton to its interpreter, which must
@@ -198,8 +198,9 @@ LAB = "lab16_attention"
 # #### Head dim 128: a warp-specialized kernel
 #
 # **Why.** At `d = 128`, `s = 4096` and 64 heads, the kernel above ran 457 TFLOP/s full and 393
-# causal on an H100 (2026-12-06), where the reference ran 567 and 442: 0.81x and 0.89x of it. Its 8 warps do every job in turn: wait for a
-# K/V tile, `tl.dot`, the softmax's max, `exp2` and sums, `tl.dot` again. While they compute
+# causal on an H100 (2026-12-06), where the reference ran 567 and 442: 0.81x and 0.89x of it.
+# Its 8 warps do every job in turn: wait for a K/V tile, `tl.dot`, the softmax's max, `exp2`
+# and sums, `tl.dot` again. While they compute
 # the softmax, the tensor cores wait. The reference splits the program by job instead, **warp
 # specialization**: one warp group (4 warps) issues the TMA loads of the K/V tiles, and two
 # consumer groups of 4 warps take 64 of the 128 queries each. A consumer waits on the producer
