@@ -2,7 +2,10 @@
 # The whole GPU check, in steps that each fit a 10-minute call (each is stopped after STEP_LIMIT
 # seconds, default 560). Every step writes its full log to $OUT/<step>.log (default OUT=results/gpu) and prints its last lines; the script exits
 # non-zero if any step failed. Extra wheels (pycuda, nbgrader, ...) are installed from .whl/
-# when present.
+# when present. A GPU machine without network needs jupytext's among them (the labs are
+# jupytext files: check, tune and notebooks read them through it); from a machine with one:
+#   python -m pip download -d .whl --only-binary=:all: --python-version 3.12 \
+#     --platform manylinux2014_x86_64 --platform any jupytext
 #
 #   bash scripts/gpu-check.sh [STEP ...]     default: every step, in this order
 #
@@ -78,6 +81,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
   python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda missing: CUDA checks will fail"
+  python3 -c "import jupytext" || echo "jupytext missing: check, tune and notebooks cannot read the labs"
   has check && run check 560 python3 -m grader.cli check ${LABS:-} --submission solutions \
     --device gpu --results "$OUT/results.json" --plots "$OUT" -v
   corpus=(python3 -m pytest -v -rfE -p no:cacheprovider tests/test_corpus.py
