@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from grader.backends.cuda import SourceModule, functions
+from grader.lab.reference import shared
 
 HERE = Path(__file__).resolve().parent
 # The split pass: the fragment loads (load_fragment), the helpers lab16's WMMA references
@@ -96,16 +97,7 @@ def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     return 16 * (d + PAD_T) * 2 + warps * per_warp
 
 
-_done: dict = {}  # per device: the fused combine's counts, zero between calls
-
-
-def done_counts(n: int, device) -> torch.Tensor:
-    """At least n zeroed counts on `device`, kept across calls: every call's last blocks leave
-    them at zero."""
-    have = _done.get(str(device))
-    if have is None or have.numel() < n:
-        have = _done[str(device)] = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
-    return have
+_done = shared(__file__, "counts").Counts()  # the fused combine's, per KV head
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -133,7 +125,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     pointers = [np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)]
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
-    done = done_counts(b * hkv, q.device)
+    done = _done.get(b * hkv, q.device)
     assert 2 * (hq // hkv) * splits * 4 <= WMMA_WARPS * stage_bytes(d, WMMA_BN, WMMA_STAGES), \
         "the fused combine's maxima and sums fit the stage tiles"
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](

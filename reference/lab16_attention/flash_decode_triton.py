@@ -52,10 +52,19 @@ NUM_STAGES = 2
 # On an H100 (2026-12-06, the sweep, the perf shapes, GB/s): 2513 / 2690 / 2911 against 2468 /
 # 2678 / 2898 without.
 PDL = True
+# The last split program of each KV head combines the head's splits (FUSED): a count per KV head
+# in `_done`, taken with an acquire-release atomic after a barrier (every thread's partials
+# stored first), which that program resets; the call is then one launch, with no wait for the
+# whole split pass. As the CUDA reference's FUSED_COMBINE. Not yet timed on a GPU: the sweep's
+# FUSED_COMBINE=False,True decides; False is the design measured above.
+FUSED_COMBINE = False
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
         "SPLIT_ALIGN": (16, 128), "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5),
-        "PDL": (False, True)}
+        "PDL": (False, True), "FUSED_COMBINE": (False, True)}
+COMBINE_CHUNK = 16  # splits' partial outputs a fused combine loads at once
 
+
+_done = shared(__file__, "counts").Counts()  # the fused combine's, per KV head
 
 # The online softmax over a range of keys: attention's (attention_triton.py), without its causal
 # mask; offs_m, the query rows, only feeds that mask.
@@ -64,8 +73,10 @@ _tiles = shared(__file__, "attention_triton")._tiles
 
 @triton.jit
 def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr, s, keys_per_split,
-                  qk_scale, GROUP: tl.constexpr, BLOCK_G: tl.constexpr, HEAD_DIM: tl.constexpr,
-                  BLOCK_N: tl.constexpr, TAIL: tl.constexpr, PDL: tl.constexpr):
+                  qk_scale, done_ptr, o_ptr, GROUP: tl.constexpr, BLOCK_G: tl.constexpr,
+                  HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, TAIL: tl.constexpr,
+                  PDL: tl.constexpr, FUSED: tl.constexpr, BLOCK_S: tl.constexpr,
+                  CHUNK: tl.constexpr):
     if PDL:  # the combine may launch now: it waits for this grid in gdc_wait
         gdc_launch_dependents()
     split = tl.program_id(axis=0)
@@ -98,6 +109,39 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
     tl.store(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], acc, mask=in_group[:, None])
     tl.store(part_m_ptr + rows, m_i, mask=in_group)
     tl.store(part_l_ptr + rows, l_i, mask=in_group)
+    if FUSED:
+        tl.debug_barrier()  # every thread's partials stored before the count's release
+        count = done_ptr + seq * n_kv + kv_j
+        if tl.atomic_add(count, 1, sem="acq_rel") == splits - 1:  # the KV head's last split
+            tl.store(count, 0)  # zero again for the next call
+            for g in tl.static_range(GROUP):
+                _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr,
+                         seq * n_kv * GROUP + kv_j * GROUP + g, splits, HEAD_DIM, BLOCK_S, CHUNK)
+
+
+@triton.jit
+def _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head, splits, HEAD_DIM: tl.constexpr,
+             BLOCK_S: tl.constexpr, CHUNK: tl.constexpr):
+    """o of one query head from its splits' partials, read from L2 (.cg: another SM wrote
+    them), the partial outputs CHUNK splits at a time."""
+    offs_s = tl.arange(0, BLOCK_S)
+    offs_d = tl.arange(0, HEAD_DIM)
+    m_t = tl.load(part_m_ptr + head * splits + offs_s, mask=offs_s < splits,
+                  other=float("-inf"), cache_modifier=".cg")
+    l_t = tl.load(part_l_ptr + head * splits + offs_s, mask=offs_s < splits, other=0.0,
+                  cache_modifier=".cg")
+    m = tl.max(m_t, axis=0)
+    acc = tl.zeros((HEAD_DIM,), dtype=tl.float32)
+    for c in range(0, splits, CHUNK):
+        offs_c = c + tl.arange(0, CHUNK)
+        rows = head * splits + offs_c
+        w = tl.exp2(tl.load(part_m_ptr + rows, mask=offs_c < splits, other=float("-inf"),
+                            cache_modifier=".cg") - m)
+        part = tl.load(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :],
+                       mask=(offs_c < splits)[:, None], other=0.0, cache_modifier=".cg")
+        acc += tl.sum(w[:, None] * part, axis=0)
+    o = acc / tl.sum(tl.exp2(m_t - m) * l_t, axis=0)
+    tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
 
 
 @triton.jit
@@ -105,19 +149,10 @@ def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, split
                           HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr, PDL: tl.constexpr):
     if PDL:  # launched before the split pass ended: wait for it, and for its partials
         gdc_wait()
-    head = tl.program_id(axis=0)
-    offs_s = tl.arange(0, BLOCK_S)
-    offs_d = tl.arange(0, HEAD_DIM)
-    rows = head * splits + offs_s
-    mask = offs_s < splits
-    m_t = tl.load(part_m_ptr + rows, mask=mask, other=float("-inf"))
-    l_t = tl.load(part_l_ptr + rows, mask=mask, other=0.0)
-    acc_t = tl.load(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :], mask=mask[:, None],
-                    other=0.0)
-    m = tl.max(m_t, axis=0)
-    w = tl.exp2(m_t - m)
-    o = tl.sum(w[:, None] * acc_t, axis=0) / tl.sum(w * l_t, axis=0)
-    tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
+    # every split's partial output at once: one chunk of BLOCK_S
+    _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, tl.program_id(axis=0), splits, HEAD_DIM,
+             BLOCK_S, BLOCK_S)
+
 
 
 def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
@@ -139,11 +174,16 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
+    block_s = triton.next_power_of_2(splits)
     flash_decode_kernel[(splits, hkv, b)](
         q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
-        GROUP=group, BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
-        TAIL=s % bn != 0 or keys_per_split % bn != 0, PDL=pdl, num_warps=NUM_WARPS,
-        num_stages=NUM_STAGES)
+        _done.get(b * hkv, q.device), o, GROUP=group,
+        BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
+        TAIL=s % bn != 0 or keys_per_split % bn != 0, PDL=pdl and not FUSED_COMBINE,
+        FUSED=FUSED_COMBINE, BLOCK_S=block_s, CHUNK=min(COMBINE_CHUNK, block_s),
+        num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    if FUSED_COMBINE:
+        return
     flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
-                                           BLOCK_S=triton.next_power_of_2(splits), PDL=pdl,
+                                           BLOCK_S=block_s, PDL=pdl,
                                            num_warps=4, **({"launch_pdl": True} if pdl else {}))
