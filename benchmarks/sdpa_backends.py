@@ -4,8 +4,9 @@ torch picks it and under each fused backend forced in turn, in TFLOP/s (lab16's 
 
     python -m benchmarks.sdpa_backends          # on a GPU; prints one table
 
-lab16's baseline is the default call: this table says which backend that is, and what each of
-the others reaches beside it, timed the grader's way (L2 flushed, CUDA events, median of 15).
+lab16's baseline is the flash backend (FlashAttention-2, lab.toml's `torch`); what a user
+writes is the default call: this table says which backend that is, and what each of the others
+reaches beside it, timed the grader's way (L2 flushed, CUDA events, median of 15).
 """
 
 import statistics

@@ -88,7 +88,8 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
     offs_g = tl.arange(0, BLOCK_G)
     offs_d = tl.arange(0, HEAD_DIM)
     in_group = offs_g < GROUP
-    heads = seq * n_kv * GROUP + kv_j * GROUP + offs_g  # query head j GROUP + g reads KV head j
+    head0 = (seq * n_kv + kv_j) * GROUP  # query head j GROUP + g reads KV head j
+    heads = head0 + offs_g
     q = tl.load(q_ptr + heads[:, None] * HEAD_DIM + offs_d[None, :], mask=in_group[:, None],
                 other=0.0)
     m_i = tl.full((BLOCK_G,), float("-inf"), dtype=tl.float32)
@@ -115,8 +116,8 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
         if tl.atomic_add(count, 1, sem="acq_rel") == splits - 1:  # the KV head's last split
             tl.store(count, 0)  # zero again for the next call
             for g in tl.static_range(GROUP):
-                _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr,
-                         seq * n_kv * GROUP + kv_j * GROUP + g, splits, HEAD_DIM, BLOCK_S, CHUNK)
+                _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head0 + g, splits, HEAD_DIM,
+                         BLOCK_S, CHUNK)
 
 
 @triton.jit
@@ -152,7 +153,6 @@ def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, split
     # every split's partial output at once: one chunk of BLOCK_S
     _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, tl.program_id(axis=0), splits, HEAD_DIM,
              BLOCK_S, BLOCK_S)
-
 
 
 def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
