@@ -15,7 +15,9 @@ target and the lab's own solution.
    `--only MODULE.NAME=V1,V2` (repeatable) sweeps only the constants named, over those
    candidates (Python literals; a bare word is a string), and no other module: one design
    question per GPU call, e.g. `--only attention_cuda.D64_TILES=1,2 --only
-   flash_decode_cuda.FUSED_COMBINE=False,True`.
+   flash_decode_cuda.FUSED_COMBINE=False,True`. Constants that only make sense together are
+   swept jointly, names joined by + and each candidate's values by /:
+   `--only flash_decode_cuda.WMMA_WARPS+WMMA_PROGRAMS_PER_SM=8/1,4/2`.
 2. Table: every exercise, perf dtype, perf shape and implementation: GB/s (TFLOP/s for a
    compute-bound exercise, whose torch is a vendor library and which has no roof) of torch (the
    manifest's `torch`), of the reference and of the lab's solution (its solution cells, run
@@ -136,8 +138,19 @@ def parse_only(items: list[str]) -> dict[str, dict[str, tuple]]:
         module, dot, name = target.partition(".")
         if not (sep and dot and module and name and values):
             raise ValueError(f"--only {item!r}: MODULE.NAME=V1,V2 (attention_cuda.D64_TILES=1,2)")
-        only.setdefault(module, {})[name] = tuple(value(v.strip()) for v in values.split(","))
+        width = len(name.split("+"))
+        candidates = [tuple(value(v.strip()) for v in c.split("/")) for c in values.split(",")]
+        if any(len(c) != width for c in candidates):
+            raise ValueError(f"--only {item!r}: {width} value(s) per candidate, joined by /")
+        only.setdefault(module, {})[name] = tuple(c if width > 1 else c[0] for c in candidates)
     return only
+
+
+def assign(g: dict, name: str, value) -> None:
+    """Set a swept constant, or several at once: a joint name A+B takes a tuple (a, b)."""
+    names = name.split("+")
+    for n, v in zip(names, value if len(names) > 1 else (value,)):
+        g[n] = v
 
 
 def sweep_plan(g: dict, only: dict | None) -> dict:
@@ -147,7 +160,7 @@ def sweep_plan(g: dict, only: dict | None) -> dict:
         return g["TUNE"]
     stem = Path(g["__file__"]).stem
     chosen = only.get(stem, {})
-    unknown = [name for name in chosen if name not in g]
+    unknown = [n for name in chosen for n in name.split("+") if n not in g]
     if unknown:
         raise ValueError(f"--only: {stem} has no constant {', '.join(unknown)}")
     return chosen
@@ -163,7 +176,7 @@ def sweep(b: Bench, members: list, log, tune: dict | None = None) -> dict:
     for name, candidates in tune.items():
         cost = {}
         for value in candidates:
-            g[name] = value
+            assign(g, name, value)
             try:
                 gbps = [b.gbps(ex, shape, dt, b.ms(ex, shape, dt, fn))
                         for ex, fn, shape, dt in timed]
@@ -176,8 +189,8 @@ def sweep(b: Bench, members: list, log, tune: dict | None = None) -> dict:
                 f"{len(timed)} case(s): {' '.join(f'{v:.0f}' for v in gbps)}")
         if not cost:
             raise RuntimeError(f"{name}: no candidate of {candidates} launched")
-        g[name] = min(cost, key=cost.get)
-    return {name: g[name] for name in tune}
+        assign(g, name, min(cost, key=cost.get))
+    return {n: g[n] for name in tune for n in name.split("+")}
 
 
 def solution_launchers(lab, folder: Path, source: Path | None = None,

@@ -135,3 +135,19 @@ def test_only_narrows_a_sweep_to_named_constants_and_candidates():
     for bad in ("linear_gelu_cuda=64", "BK=64", "linear_gelu_cuda.BK"):
         with pytest.raises(ValueError, match="MODULE.NAME=V1,V2"):
             tune.parse_only([bad])
+
+
+def test_only_sweeps_constants_jointly_when_joined_by_a_plus():
+    """`--only MODULE.A+B=a1/b1,a2/b2`: each candidate sets both constants (a plan that only
+    works as a pair, e.g. fewer warps AND more blocks an SM); a candidate of the wrong width
+    or an unknown name among them is refused; the sweep leaves the winning pair set."""
+    only = tune.parse_only(["flash_decode_cuda.WMMA_WARPS+WMMA_PROGRAMS_PER_SM=8/1, 4/2"])
+    assert only == {"flash_decode_cuda": {"WMMA_WARPS+WMMA_PROGRAMS_PER_SM": ((8, 1), (4, 2))}}
+    g = {"__file__": "/x/flash_decode_cuda.py", "WMMA_WARPS": 8, "WMMA_PROGRAMS_PER_SM": 1}
+    assert tune.sweep_plan(g, only) == only["flash_decode_cuda"]
+    tune.assign(g, "WMMA_WARPS+WMMA_PROGRAMS_PER_SM", (4, 2))
+    assert (g["WMMA_WARPS"], g["WMMA_PROGRAMS_PER_SM"]) == (4, 2)
+    with pytest.raises(ValueError, match="2 value"):
+        tune.parse_only(["flash_decode_cuda.WMMA_WARPS+WMMA_PROGRAMS_PER_SM=8/1,4"])
+    with pytest.raises(ValueError, match="no constant WARPS"):
+        tune.sweep_plan(g, tune.parse_only(["flash_decode_cuda.WARPS+WMMA_PROGRAMS_PER_SM=8/1"]))
