@@ -55,13 +55,17 @@ PDL = True
 # The last split program of each KV head combines the head's splits (FUSED): a count per KV head
 # in `_done`, taken with an acquire-release atomic after a barrier (every thread's partials
 # stored first), which that program resets; the call is then one launch, with no wait for the
-# whole split pass. As the CUDA reference's FUSED_COMBINE. Not yet timed on a GPU: the sweep's
-# FUSED_COMBINE=False,True decides; False is the design measured above.
+# whole split pass. As the CUDA reference's FUSED_COMBINE; the combining program loads the
+# partials of all the group's heads at once (`_combine`), its tail 1 + splits / CHUNK L2 round
+# trips. Not yet timed on a GPU: the sweep's FUSED_COMBINE=False,True decides; False is the
+# design measured above.
 FUSED_COMBINE = False
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
         "SPLIT_ALIGN": (16, 128), "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5),
         "PDL": (False, True), "FUSED_COMBINE": (False, True)}
-COMBINE_CHUNK = 16  # splits' partial outputs a fused combine loads at once
+# A fused combine loads the partial outputs of CHUNK splits of every query head of the group at
+# once, [group, CHUNK, d] float32: at most COMBINE_FLOATS a thread.
+COMBINE_FLOATS = 64
 
 
 _done = shared(__file__, "counts").Counts()  # the fused combine's, per KV head
@@ -76,7 +80,7 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
                   qk_scale, done_ptr, o_ptr, GROUP: tl.constexpr, BLOCK_G: tl.constexpr,
                   HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, TAIL: tl.constexpr,
                   PDL: tl.constexpr, FUSED: tl.constexpr, BLOCK_S: tl.constexpr,
-                  CHUNK: tl.constexpr):
+                  BLOCK_COMBINE: tl.constexpr, CHUNK: tl.constexpr):
     if PDL:  # the combine may launch now: it waits for this grid in gdc_wait
         gdc_launch_dependents()
     split = tl.program_id(axis=0)
@@ -115,34 +119,42 @@ def flash_decode_kernel(q_ptr, k_ptr, v_ptr, part_o_ptr, part_m_ptr, part_l_ptr,
         count = done_ptr + seq * n_kv + kv_j
         if tl.atomic_add(count, 1, sem="acq_rel") == splits - 1:  # the KV head's last split
             tl.store(count, 0)  # zero again for the next call
-            for g in tl.static_range(GROUP):
-                _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head0 + g, splits, HEAD_DIM,
-                         BLOCK_S, CHUNK)
+            _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head0, splits, GROUP,
+                     BLOCK_COMBINE, HEAD_DIM, BLOCK_S, CHUNK)
 
 
 @triton.jit
-def _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head, splits, HEAD_DIM: tl.constexpr,
-             BLOCK_S: tl.constexpr, CHUNK: tl.constexpr):
-    """o of one query head from its splits' partials, read from L2 (.cg: another SM wrote
-    them), the partial outputs CHUNK splits at a time."""
+def _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, head0, splits, HEADS: tl.constexpr,
+             BLOCK_H: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr,
+             CHUNK: tl.constexpr):
+    """o of query heads head0 .. head0 + HEADS - 1 from their splits' partials, read from L2
+    (.cg: another SM wrote them): every head's maxima and sums in one load, then the partial
+    outputs of CHUNK splits of every head at once, [BLOCK_H, CHUNK, d], so that the L2 round
+    trips are 1 + splits / CHUNK however many heads, not that many per head."""
+    offs_h = tl.arange(0, BLOCK_H)
     offs_s = tl.arange(0, BLOCK_S)
     offs_d = tl.arange(0, HEAD_DIM)
-    m_t = tl.load(part_m_ptr + head * splits + offs_s, mask=offs_s < splits,
-                  other=float("-inf"), cache_modifier=".cg")
-    l_t = tl.load(part_l_ptr + head * splits + offs_s, mask=offs_s < splits, other=0.0,
-                  cache_modifier=".cg")
-    m = tl.max(m_t, axis=0)
-    acc = tl.zeros((HEAD_DIM,), dtype=tl.float32)
+    in_h = offs_h < HEADS
+    stats = (head0 + offs_h)[:, None] * splits + offs_s[None, :]
+    in_s = in_h[:, None] & (offs_s < splits)[None, :]
+    m_t = tl.load(part_m_ptr + stats, mask=in_s, other=float("-inf"), cache_modifier=".cg")
+    l_t = tl.load(part_l_ptr + stats, mask=in_s, other=0.0, cache_modifier=".cg")
+    m = tl.max(m_t, axis=1)  # [BLOCK_H]; -inf for padding heads, whose rows are never stored
+    m = tl.where(in_h, m, 0.0)
+    acc = tl.zeros((BLOCK_H, HEAD_DIM), dtype=tl.float32)
     for c in range(0, splits, CHUNK):
         offs_c = c + tl.arange(0, CHUNK)
-        rows = head * splits + offs_c
-        w = tl.exp2(tl.load(part_m_ptr + rows, mask=offs_c < splits, other=float("-inf"),
-                            cache_modifier=".cg") - m)
-        part = tl.load(part_o_ptr + rows[:, None] * HEAD_DIM + offs_d[None, :],
-                       mask=(offs_c < splits)[:, None], other=0.0, cache_modifier=".cg")
-        acc += tl.sum(w[:, None] * part, axis=0)
-    o = acc / tl.sum(tl.exp2(m_t - m) * l_t, axis=0)
-    tl.store(o_ptr + head * HEAD_DIM + offs_d, o.to(o_ptr.dtype.element_ty))
+        rows = (head0 + offs_h)[:, None] * splits + offs_c[None, :]  # [BLOCK_H, CHUNK]
+        live = in_h[:, None] & (offs_c < splits)[None, :]
+        w = tl.exp2(tl.load(part_m_ptr + rows, mask=live, other=float("-inf"),
+                            cache_modifier=".cg") - m[:, None])
+        part = tl.load(part_o_ptr + rows[:, :, None] * HEAD_DIM + offs_d[None, None, :],
+                       mask=live[:, :, None], other=0.0, cache_modifier=".cg")
+        acc += tl.sum(w[:, :, None] * part, axis=1)
+    den = tl.sum(tl.exp2(m_t - m[:, None]) * l_t, axis=1)
+    o = acc / tl.where(in_h, den, 1.0)[:, None]
+    tl.store(o_ptr + (head0 + offs_h)[:, None] * HEAD_DIM + offs_d[None, :],
+             o.to(o_ptr.dtype.element_ty), mask=in_h[:, None])
 
 
 @triton.jit
@@ -150,9 +162,9 @@ def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, split
                           HEAD_DIM: tl.constexpr, BLOCK_S: tl.constexpr, PDL: tl.constexpr):
     if PDL:  # launched before the split pass ended: wait for it, and for its partials
         gdc_wait()
-    # every split's partial output at once: one chunk of BLOCK_S
-    _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, tl.program_id(axis=0), splits, HEAD_DIM,
-             BLOCK_S, BLOCK_S)
+    # one query head, every split's partial output at once: one chunk of BLOCK_S
+    _combine(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, tl.program_id(axis=0), splits, 1, 1,
+             HEAD_DIM, BLOCK_S, BLOCK_S)
 
 
 def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
@@ -175,12 +187,14 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     block_s = triton.next_power_of_2(splits)
+    block_g = triton.next_power_of_2(group)
+    chunk = max(1, min(block_s, COMBINE_FLOATS * 32 * NUM_WARPS // (block_g * d)))
     flash_decode_kernel[(splits, hkv, b)](
         q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
         _done.get(b * hkv, q.device), o, GROUP=group,
         BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
         TAIL=s % bn != 0 or keys_per_split % bn != 0, PDL=pdl and not FUSED_COMBINE,
-        FUSED=FUSED_COMBINE, BLOCK_S=block_s, CHUNK=min(COMBINE_CHUNK, block_s),
+        FUSED=FUSED_COMBINE, BLOCK_S=block_s, BLOCK_COMBINE=block_g, CHUNK=chunk,
         num_warps=NUM_WARPS, num_stages=NUM_STAGES)
     if FUSED_COMBINE:
         return
