@@ -47,7 +47,9 @@
 #                attention_cuda.D64_TILES=1,2" sweeps only that (repeatable)
 #        probes  which kernel torch's fused attention (lab16's baseline) is on this GPU, beside
 #                each fused backend forced (benchmarks/sdpa_backends.py); what a plain read
-#                reaches at flash_decode's sizes (benchmarks/read_sizes.py)
+#                reaches at flash_decode's sizes (benchmarks/read_sizes.py); the Triton
+#                flash_decode reference's call, split pass and loads alone at b = 1, plan by
+#                plan (benchmarks/decode_parts.py)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail
@@ -121,6 +123,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
     --md "$OUT/tune.md"
   has probes && run sdpa 120 python3 -m benchmarks.sdpa_backends
   has probes && run read-sizes 120 python3 -m benchmarks.read_sizes
+  has probes && run decode-parts 240 python3 -m benchmarks.decode_parts
   has patterns && run patterns 300 python3 benchmarks/memory_patterns.py --out "$OUT"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
