@@ -123,7 +123,7 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("WS_BLOCK_N=64", "WS_NUM_STAGES=3"),
                                        ("WMMA_WARPS=4", "WMMA_BN=32", "WMMA_STAGES=3"),
                                        ("WMMA_WARPS=2", "WMMA_BN=16", "WMMA_STAGES=2",
-                                        "WMMA_PROGRAMS_PER_SM=4"),
+                                        "WMMA_PROGRAMS_PER_SM=4", "COMBINE_CHUNK=2"),
                                        ("FUSED_COMBINE=False", "WMMA_PROGRAMS_PER_SM=4"),
                                        ("TCLAB_WMMA_LAYOUT=mma",),
                                        ("SPLIT_ALIGN=16", "PROGRAMS_PER_SM=3"),
@@ -131,7 +131,7 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("FUSED_COMBINE=True", "SPLIT_ALIGN=16")],
                          ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",
-                              "flash_decode-3-stages", "flash_decode-small",
+                              "flash_decode-3-stages", "flash_decode-small-chunked-combine",
                               "flash_decode-two-launches", "attention-cuda-quad-shuffles",
                               "flash_decode-splits-inside-tiles",
                               "attention-cuda-quad-eager-rescale",
@@ -140,13 +140,13 @@ def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrid
     """lab16's references have designs their sweep chooses among (CUDA attention's warps and
     query tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles
     and stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its
-    combine fused or not; Triton flash_decode's splits ending inside a tile, and its combine
-    fused or not; CUDA attention's softmax through quad shuffles, which the GPU's fragment map
-    takes, and the CPU backend's only where it emulates that map, its rescale lazy or at every
-    move); the checked-in ones
-    run in the test above, the others here on every public and hidden shape (the q-scaled ones
-    move the max between K/V tiles, which only a right rescale of each row survives), so that
-    a sweep never picks a wrong kernel for being fast."""
+    combine fused (merging splits in chunks) or not; Triton flash_decode's splits ending inside
+    a tile, and its combine fused or not; CUDA attention's softmax through quad shuffles, which
+    the GPU's fragment map takes, and the CPU backend's only where it emulates that map, its
+    rescale lazy or at every move); the checked-in ones run in the test above, the others here
+    on every public and hidden shape (the q-scaled ones move the max between K/V tiles, which
+    only a right rescale of each row survives), so that a sweep never picks a wrong kernel for
+    being fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 
 

@@ -59,6 +59,9 @@ WMMA_PROGRAMS_PER_SM = 1
 # where a loop over the splits paid one every few splits (2406-2419 GB/s at b = 1 in three runs
 # the next day, against 2354).
 FUSED_COMBINE = True
+# The combining block's loads: each split's max, sum and partial output together, COMBINE_CHUNK
+# splits at once, merged online chunk by chunk (one L2 round trip a chunk; one at b = 1).
+COMBINE_CHUNK = 16
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
@@ -71,14 +74,14 @@ _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool):
-    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages` and
-    `fused`."""
-    key = (warps, bn, stages, fused)
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int = 16):
+    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`
+    and the fused combine's `chunk`."""
+    key = (warps, bn, stages, fused, chunk)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
-                                       f"-DFUSED={int(fused)}"])
+                                       f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -126,9 +129,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
     done = _done.get(b * hkv, q.device)
-    assert 2 * (hq // hkv) * splits * 4 <= WMMA_WARPS * stage_bytes(d, WMMA_BN, WMMA_STAGES), \
-        "the fused combine's maxima and sums fit the stage tiles"
-    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE)[d](
+    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE, COMBINE_CHUNK)[d](
         *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
         np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
         block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),

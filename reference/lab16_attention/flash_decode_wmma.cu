@@ -55,6 +55,9 @@ using namespace nvcuda;
 #ifndef FUSED
 #define FUSED 0   // 1: the last block of a KV head combines its splits (-DFUSED=)
 #endif
+#ifndef CHUNK
+#define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
+#endif
 #define THREADS (WARPS * 32)
 
 using bf16 = __nv_bfloat16;
@@ -325,55 +328,53 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
     // with no second launch: each block counts itself done in done[kv_head] after its partials
     // are visible (the fence), and the one that counts last (the count's old value gridDim.x - 1)
-    // reads every split's partials through L2 (__ldcg) and resets the count for the next call.
-    // It runs after the last split, so its L2 round trips are the call's tail: two, and 16
-    // splits' loads in flight at once (a loop over the splits, its loads one after another,
-    // paid one round trip for every few splits).
+    // reads every split's partials through L2 (__ldcg), then resets the count for the next call.
+    // It runs after the last split, so its L2 round trips are the call's tail: the count, then
+    // one per CHUNK splits, each split's max, sum and partial output loaded together (an
+    // online merge, chunk by chunk); the reset is stored last, so that no fence waits on it.
     __shared__ bool last;
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         last = atomicAdd(&done[kv_head], 1u) == gridDim.x - 1;
-        if (last)
-            done[kv_head] = 0;
-    }
     __syncthreads();
     if (!last)
         return;
     __threadfence();
     const int splits = gridDim.x;
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
-    // The head's maxima and sums, G x splits of each, into the stage tiles (free since the
-    // merge; flash_decode_cuda.py asserts that they fit).
-    float *cm = reinterpret_cast<float *>(&kv[0][0][0][0][0]), *cl = cm + group * splits;
-    for (int i = threadIdx.x; i < group * splits; i += THREADS) {
-        cm[i] = __ldcg(&part_m[first + i]);
-        cl[i] = __ldcg(&part_l[first + i]);
-    }
-    __syncthreads();
-    constexpr int CHUNK = 16;  // splits whose part_o loads are in flight together
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
-        const float *pm = cm + g * splits, *pl = cl + g * splits;
+        const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
         const float *po = part_o + (first + (long long)g * splits) * D + col;
-        float m = -INFINITY;
-        for (int t = 0; t < splits; ++t) m = fmaxf(m, pm[t]);
-        float sum_l = 0.0f, sum_o = 0.0f;
+        float m = -INFINITY, sum_l = 0.0f, sum_o = 0.0f;
         for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float x[CHUNK];
+            float xm[CHUNK], xl[CHUNK], x[CHUNK];
 #pragma unroll
-            for (int u = 0; u < CHUNK; ++u)
-                x[u] = t0 + u < splits ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
+            for (int u = 0; u < CHUNK; ++u) {
+                const bool in = t0 + u < splits;
+                xm[u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
+                xl[u] = in ? __ldcg(pl + t0 + u) : 0.0f;
+                x[u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
+            }
+            float m_new = m;  // finite from the first chunk on: split 0 has keys
 #pragma unroll
-            for (int u = 0; u < CHUNK; ++u)
-                if (t0 + u < splits) {
-                    const float w = exp2f(pm[t0 + u] - m);
-                    sum_l += w * pl[t0 + u];
-                    sum_o += w * x[u];
-                }
+            for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[u]);
+            const float alpha = exp2f(m - m_new);  // 0 at the first chunk
+            sum_l *= alpha;
+            sum_o *= alpha;
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u) {
+                const float w = exp2f(xm[u] - m_new);  // 0 past the last split
+                sum_l += w * xl[u];
+                sum_o += w * x[u];
+            }
+            m = m_new;
         }
         o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
     }
+    if (threadIdx.x == 0)
+        done[kv_head] = 0;
 #endif
 }
 
