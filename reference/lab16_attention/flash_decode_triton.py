@@ -35,7 +35,7 @@ from grader.lab.reference import shared
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 BLOCK_N = 128  # keys per tile
-PROGRAMS_PER_SM = 2  # split-pass programs per SM, over the whole batch
+PROGRAMS_PER_SM = 1  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
 # Keys per split: a multiple of this (at most BLOCK_N). Below BLOCK_N a split may end inside a
 # tile, loaded masked; the splits then come nearer PROGRAMS_PER_SM per SM (b = 1, 8 KV heads,
@@ -43,8 +43,8 @@ MAX_SPLITS = 128  # the combine holds a head's splits in one block
 # of 1024). On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2457 / 2666 / 2895 at
 # 16 against 2510 / 2712 / 2912 at 128 (kept).
 SPLIT_ALIGN = 128
-NUM_WARPS = 2
-NUM_STAGES = 2
+NUM_WARPS = 4
+NUM_STAGES = 3
 # PDL: the combine launched as a programmatic dependent launch (Hopper): its programs start
 # while the split pass runs, once every split program has begun, and wait in gdc_wait for the
 # split pass to finish and its partials to be visible; the gap between the two launches, a few
@@ -59,8 +59,8 @@ PDL = True
 # partials of all the group's heads at once (`_combine`), its tail 1 + splits / CHUNK L2 round
 # trips. Not yet timed on a GPU: the sweep's FUSED_COMBINE=False,True decides; False is the
 # design measured above.
-FUSED_COMBINE = False
-TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (2, 4, 8, 16), "MAX_SPLITS": (32, 64, 128),
+FUSED_COMBINE = True
+TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (1, 2, 4, 8), "MAX_SPLITS": (32, 64, 128),
         "SPLIT_ALIGN": (16, 128), "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5),
         "PDL": (False, True), "FUSED_COMBINE": (False, True)}
 # A fused combine loads the partial outputs of CHUNK splits of every query head of the group at
