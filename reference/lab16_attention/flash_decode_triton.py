@@ -13,7 +13,7 @@ tile masked, at its end.
 
 Traffic (lab.toml's `bytes`): k and v read once, q read and o written once, 2 b (hkv s + hq) d
 bfloat16 elements. On top: q again per split (from L2) and the partials, b hq splits (d + 2)
-float32 values written and read once, 0.2 to 1.6% of k and v at the perf shapes with the
+float32 values written and read once, 0.07 to 0.4% of k and v at the perf shapes with the
 constants below.
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-07, roof 3068
