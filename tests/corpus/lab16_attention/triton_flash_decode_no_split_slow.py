@@ -12,7 +12,7 @@
 
 # %% edit flash_decode_triton
 # <<<
-#     splits = min(triton.cdiv(4 * sms, b * hkv), triton.cdiv(s, BLOCK_N), 64)
+#     splits = min(triton.cdiv(2 * sms, b * hkv), triton.cdiv(s, BLOCK_N), 64)
 # ===
 #     splits = 1  # one program per KV head: b hkv programs
 # >>>
