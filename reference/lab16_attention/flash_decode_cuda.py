@@ -6,13 +6,15 @@ warps merged exactly at the end into float32 partials; then one combine block pe
 (flash_decode_combine.cu), or the last block of each KV head (FUSED_COMBINE).
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
-On an H100 (2026-12-07, roof 3068 GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`,
-three runs): 2406-2419 / 2675-2681 / 2877-2882 GB/s (78-79 / 87 / 94% of the roof) at b 1
-s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1, where torch's own sum over the same 134 MB
-reads 84% (`python -m benchmarks.read_sizes`). On 2026-12-06 (roof 3065 GB/s) the design
-before the ones below ran 2363 / 2544 / 2865, and a split pass on the CUDA cores (lanes in
-groups of d / 8 reading a key's row, the scores summed by shuffles) 2177 / 2256 / 2546, bound
-by instruction issue, not memory (docs/perf-labs13-16.md).
+On an H100 (2026-12-07, roof 3111 GB/s, `TUNE_LABS=lab16 TUNE_ARGS=--no-sweep bash
+scripts/gpu-check.sh tune`): 2594 / 2811 / 3041 GB/s (83 / 90 / 98% of the roof) at b 1
+s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB), where the split pass alone reaches
+87-88% and the fused combine costs about 3 of the 52 microseconds (`python -m
+benchmarks.decode_parts`), and where 128 blocks (16 splits of each of 8 KV heads) leave 4 of
+132 SMs idle. Fewer warps with deeper pipelines lost there (docs/perf-labs13-16.md). On
+2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading
+a key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
+not memory.
 """
 
 import math
@@ -55,12 +57,12 @@ WMMA_PROGRAMS_PER_SM = 1
 # that the call is one launch: the second launch and its ramp are a few microseconds of the
 # 53 at b = 1. On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2354 / 2658 / 2773
 # fused, 2158 / 2639 / 2774 not (at b = 1 one setting measured 2158 to 2348 in one sweep).
-# The combining block loads 16 splits' partials at once: two L2 round trips in the call's tail,
-# where a loop over the splits paid one every few splits (2406-2419 GB/s at b = 1 in three runs
-# the next day, against 2354).
+# The combining block loads each split's max, sum and partial output together, COMBINE_CHUNK
+# splits at once, merged online chunk by chunk: one L2 round trip a chunk (one at b = 1) after
+# the count's. On an H100 (2026-12-07, decode_parts at b = 1): 2581-2594 GB/s, against 2534
+# when the maxima and sums went through shared memory first (and 2406-2419 on another H100,
+# roof 3068, with that; 2354 with a loop over the splits, a round trip every few splits).
 FUSED_COMBINE = True
-# The combining block's loads: each split's max, sum and partial output together, COMBINE_CHUNK
-# splits at once, merged online chunk by chunk (one L2 round trip a chunk; one at b = 1).
 COMBINE_CHUNK = 16
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here

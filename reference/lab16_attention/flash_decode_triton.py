@@ -6,21 +6,21 @@ Split-K: each KV head's keys are cut into splits (a multiple of SPLIT_ALIGN keys
 program per (split, KV head, sequence). A program runs the online softmax (float32, base 2) for
 the query heads of its group at once, one [BLOCK_G, d] block of q (the group padded to tl.dot's
 16 rows), so that each K/V tile is loaded once for the whole group; it writes float32 partials
-(the sum of p . v, the max, the sum of p). A second launch combines a head's splits, each
-rescaled by exp2(m_t - m) to the common max. Whole BLOCK_N tiles run without a mask; a split
-that ends inside a tile (s, or the split's length, not a multiple of BLOCK_N) loads that one
-tile masked, at its end.
+(the sum of p . v, the max, the sum of p). The last program of each KV head to finish combines
+the head's splits (FUSED_COMBINE; or a second launch), each rescaled by exp2(m_t - m) to the
+common max. Whole BLOCK_N tiles run without a mask; a split that ends inside a tile (s, or the
+split's length, not a multiple of BLOCK_N) loads that one tile masked, at its end.
 
 Traffic (lab.toml's `bytes`): k and v read once, q read and o written once, 2 b (hkv s + hq) d
 bfloat16 elements. On top: q again per split (from L2) and the partials, b hq splits (d + 2)
 float32 values written and read once, 0.07 to 0.4% of k and v at the perf shapes with the
 constants below.
 
-Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-07, roof 3068
-GB/s, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`, three runs): 87-88% and 94-95% at
-b = 8, 82-83% at b = 1, s = 32768 (missed: 134 MB, about 53 us, where the ramp of one wave of
-programs and the combine weigh; torch's fused attention 80% there, and torch's own sum over
-the same 134 MB 84%, `python -m benchmarks.read_sizes`).
+Target (lab.toml): 0.85 of the copy roof at the perf shapes. On an H100 (2026-12-07, roof 3111
+GB/s, `TUNE_LABS=lab16 TUNE_ARGS=--no-sweep bash scripts/gpu-check.sh tune`): 87 / 90 / 98% at
+b 1 s 32768 / b 8 s 8192 / b 8 s 32768 (2697 / 2804 / 3045 GB/s); at b = 1, 134 MB, the split
+pass alone reaches 91% and the fused combine costs about 2 of the 50 microseconds
+(`python -m benchmarks.decode_parts`).
 """
 
 import math
@@ -33,21 +33,26 @@ from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 from grader.lab.reference import shared
 
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
-# (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
+# (2026-12-06 and 07, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`). 4 warps, one program
+# an SM and 3 stages (two 128-key K/V tiles in flight a program, 136 KiB of shared memory) came
+# from `--only flash_decode_triton.NUM_WARPS+PROGRAMS_PER_SM+BLOCK_N+NUM_STAGES=...` and
+# decode_parts (2026-12-07, docs/perf-labs13-16.md): the split pass at b = 1 91% of the roof,
+# against 88% at 2 warps, 2 programs an SM and 2 stages.
 BLOCK_N = 128  # keys per tile
 PROGRAMS_PER_SM = 1  # split-pass programs per SM, over the whole batch
 MAX_SPLITS = 128  # the combine holds a head's splits in one block
 # Keys per split: a multiple of this (at most BLOCK_N). Below BLOCK_N a split may end inside a
-# tile, loaded masked; the splits then come nearer PROGRAMS_PER_SM per SM (b = 1, 8 KV heads,
-# 32768 keys, 132 SMs: 33 splits of 1008 keys, 264 programs, where whole tiles of 128 make 32
-# of 1024). On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2457 / 2666 / 2895 at
-# 16 against 2510 / 2712 / 2912 at 128 (kept).
+# tile, loaded masked; the splits then come nearer PROGRAMS_PER_SM per SM (at 2 an SM, b = 1,
+# 8 KV heads, 32768 keys, 132 SMs: 33 splits of 1008 keys, 264 programs, where whole tiles of
+# 128 make 32 of 1024). On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2457 /
+# 2666 / 2895 at 16 against 2510 / 2712 / 2912 at 128 (kept).
 SPLIT_ALIGN = 128
 NUM_WARPS = 4
 NUM_STAGES = 3
-# PDL: the combine launched as a programmatic dependent launch (Hopper): its programs start
-# while the split pass runs, once every split program has begun, and wait in gdc_wait for the
-# split pass to finish and its partials to be visible; the gap between the two launches, a few
+# PDL (the second launch's, without FUSED_COMBINE): the combine launched as a programmatic
+# dependent launch (Hopper): its programs start while the split pass runs, once every split
+# program has begun, and wait in gdc_wait for the split pass to finish and its partials to be
+# visible; the gap between the two launches, a few
 # microseconds of a 45-microsecond call at b = 1, goes. Not on the CPU (no such launch there).
 # On an H100 (2026-12-06, the sweep, the perf shapes, GB/s): 2513 / 2690 / 2911 against 2468 /
 # 2678 / 2898 without.
@@ -57,8 +62,8 @@ PDL = True
 # stored first), which that program resets; the call is then one launch, with no wait for the
 # whole split pass. As the CUDA reference's FUSED_COMBINE; the combining program loads the
 # partials of all the group's heads at once (`_combine`), its tail 1 + splits / CHUNK L2 round
-# trips. Not yet timed on a GPU: the sweep's FUSED_COMBINE=False,True decides; False is the
-# design measured above.
+# trips. On an H100 (2026-12-07, the sweep at the perf shapes, GB/s): 2588 / 2871 / 3083 fused
+# against 2241 / 2837 / 3079; at b = 1 the call 2697-2724 against 2636-2640 (decode_parts).
 FUSED_COMBINE = True
 TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (1, 2, 4, 8), "MAX_SPLITS": (32, 64, 128),
         "SPLIT_ALIGN": (16, 128), "NUM_WARPS": (2, 4, 8), "NUM_STAGES": (2, 3, 4, 5),
