@@ -13,7 +13,6 @@ plan of each comes again last, to show the drift between.
 """
 
 import math
-import statistics
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 import torch
 import triton
 
+from benchmarks.read_sizes import gbps_of
 from grader.backends.bench import Timer, copy_roof
 from grader.lab.reference import shared
 
@@ -91,9 +91,7 @@ def table(timer: Timer, roof: float, ref, plans, names, parts, tensors, sms: int
             setattr(ref, name, value)
         cells = []
         for fn in parts(ref, *tensors, sms).values():
-            for _ in range(3):
-                fn()
-            gbps = nbytes / (statistics.median(timer.time(fn) for _ in range(ROUNDS)) * 1e6)
+            gbps = gbps_of(timer, fn, nbytes, ROUNDS)
             cells.append(f"{gbps:>11.0f} {gbps / roof:>5.0%}")
         print(" ".join(f"{str(v):>{max(6, len(n))}}" for n, v in zip(names, plan))
               + " ".join(cells))

@@ -49,10 +49,11 @@ def triton_read(x: torch.Tensor, programs: int, warps: int, tile: int, stages: i
                                          STAGES=stages, num_warps=warps)
 
 
-def gbps_of(timer: Timer, fn, nbytes: int) -> float:
+def gbps_of(timer: Timer, fn, nbytes: int, rounds: int = ROUNDS) -> float:
+    """GB/s of fn() moving nbytes: 3 calls to warm up, then the median of `rounds` timed."""
     for _ in range(3):
         fn()
-    return nbytes / (statistics.median(timer.time(fn) for _ in range(ROUNDS)) * 1e6)
+    return nbytes / (statistics.median(timer.time(fn) for _ in range(rounds)) * 1e6)
 
 
 def main() -> int:
