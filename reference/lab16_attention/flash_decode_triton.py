@@ -52,10 +52,9 @@ NUM_STAGES = 3
 # PDL (the second launch's, without FUSED_COMBINE): the combine launched as a programmatic
 # dependent launch (Hopper): its programs start while the split pass runs, once every split
 # program has begun, and wait in gdc_wait for the split pass to finish and its partials to be
-# visible; the gap between the two launches, a few
-# microseconds of a 45-microsecond call at b = 1, goes. Not on the CPU (no such launch there).
-# On an H100 (2026-12-06, the sweep, the perf shapes, GB/s): 2513 / 2690 / 2911 against 2468 /
-# 2678 / 2898 without.
+# visible; the gap between the two launches, a few microseconds of a 45-microsecond call at
+# b = 1, goes. Not on the CPU (no such launch there). On an H100 (2026-12-06, the sweep, the
+# perf shapes, GB/s): 2513 / 2690 / 2911 against 2468 / 2678 / 2898 without.
 PDL = True
 # The last split program of each KV head combines the head's splits (FUSED): a count per KV head
 # in `_done`, taken with an acquire-release atomic after a barrier (every thread's partials
