@@ -201,3 +201,41 @@ def test_mlp_reads_gate_and_up_as_one_tensor_whichever_lies_lower(which):
     proc = subprocess.run([sys.executable, "-c", MLP_PAIRED, which], env=env,
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]
+
+
+DECODE_PARTS = r"""
+import torch
+from grader.backends import interpreter
+interpreter.ensure("cpu")
+from benchmarks import decode_parts as dp
+dp.B, dp.HQ, dp.HKV, dp.S, dp.D = 1, 8, 2, 512, 64  # its shapes, small enough for the CPU
+torch.manual_seed(0)
+q = torch.randn(1, 8, 64).bfloat16()
+k, v = torch.randn(2, 1, 2, 512, 64).bfloat16()
+o = torch.empty_like(q)
+want = (torch.softmax(q.float().unflatten(1, (2, -1)) @ k.float().transpose(-1, -2) / 8, -1)
+        @ v.float()).flatten(1, 2)
+for stem, parts, plans, names in (("flash_decode_triton", dp.triton_parts, dp.PLANS, dp.NAMES),
+                                  ("flash_decode_cuda", dp.cuda_parts, dp.CUDA_PLANS,
+                                   dp.CUDA_NAMES)):
+    ref = dp.shared(str(dp.REFERENCE / f"{stem}.py"), stem)
+    for name, value in zip(names, plans[0]):
+        setattr(ref, name, value)
+    fns = parts(ref, q, k, v, o, 4)
+    fns["split pass"]()
+    o.zero_()
+    fns["call"]()
+    assert (o.float() - want).abs().max() < 2e-2, stem
+print("ok")
+"""
+
+
+def test_decode_parts_times_the_references_call_and_split_pass():
+    """benchmarks/decode_parts.py (a GPU probe) builds each flash_decode reference's split pass
+    by hand, with the kernels' own arguments: on the CPU, at a small shape, both parts of both
+    references launch and the call matches the oracle, so that a change of a kernel's
+    signature breaks this test, not the next GPU call."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", DECODE_PARTS], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]
