@@ -47,8 +47,8 @@
 #                attention_cuda.D64_TILES=1,2" sweeps only that (repeatable)
 #        probes  which kernel torch's fused attention (lab16's baseline) is on this GPU, beside
 #                each fused backend forced (benchmarks/sdpa_backends.py); what a plain read
-#                reaches at flash_decode's sizes (benchmarks/read_sizes.py); the Triton
-#                flash_decode reference's call, split pass and loads alone at b = 1, plan by
+#                reaches at flash_decode's sizes (benchmarks/read_sizes.py); each
+#                flash_decode reference's call and its split pass alone at b = 1, plan by
 #                plan (benchmarks/decode_parts.py)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)

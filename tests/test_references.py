@@ -215,13 +215,12 @@ k, v = torch.randn(2, 1, 2, 512, 64).bfloat16()
 o = torch.empty_like(q)
 want = (torch.softmax(q.float().unflatten(1, (2, -1)) @ k.float().transpose(-1, -2) / 8, -1)
         @ v.float()).flatten(1, 2)
-for stem, parts, plans, names in (("flash_decode_triton", dp.triton_parts, dp.PLANS, dp.NAMES),
-                                  ("flash_decode_cuda", dp.cuda_parts, dp.CUDA_PLANS,
-                                   dp.CUDA_NAMES)):
-    ref = dp.shared(str(dp.REFERENCE / f"{stem}.py"), stem)
+for stem, plans, names in (("flash_decode_triton", dp.PLANS, dp.NAMES),
+                           ("flash_decode_cuda", dp.CUDA_PLANS, dp.CUDA_NAMES)):
+    ref = dp.reference(stem)
     for name, value in zip(names, plans[0]):
         setattr(ref, name, value)
-    fns = parts(ref, q, k, v, o, 4)
+    fns = dp.parts(ref, getattr(ref, stem), q, k, v, o, 4)
     fns["split pass"]()
     o.zero_()
     fns["call"]()
@@ -231,10 +230,10 @@ print("ok")
 
 
 def test_decode_parts_times_the_references_call_and_split_pass():
-    """benchmarks/decode_parts.py (a GPU probe) builds each flash_decode reference's split pass
-    by hand, with the kernels' own arguments: on the CPU, at a small shape, both parts of both
-    references launch and the call matches the oracle, so that a change of a kernel's
-    signature breaks this test, not the next GPU call."""
+    """benchmarks/decode_parts.py (a GPU probe) times each flash_decode reference's call and
+    its split pass alone (the references' `plan` and `split_pass`): on the CPU, at a small
+    shape, both parts of both references launch and the call matches the oracle, so that a
+    change of those functions breaks this test, not the next GPU call."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", DECODE_PARTS], env=env, capture_output=True,
                           text=True, timeout=600)

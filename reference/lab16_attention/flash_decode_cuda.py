@@ -76,7 +76,7 @@ _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int = 16):
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`
     and the fused combine's `chunk`."""
     key = (warps, bn, stages, fused, chunk)
@@ -102,11 +102,35 @@ def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     return 16 * (d + PAD_T) * 2 + warps * per_warp
 
 
-_done = shared(__file__, "counts").Counts()  # the fused combine's, per KV head
+_buffers = shared(__file__, "decode_buffers")
+_done = _buffers.Counts()  # the fused combine's, per KV head
 
 
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def plan(b: int, hkv: int, s: int, sms: int) -> tuple[int, int]:
+    """(splits, keys_per_split) at the constants: WMMA_PROGRAMS_PER_SM blocks per SM over the
+    batch at most, keys_per_split a multiple of SPLIT_ALIGN, no split empty."""
+    planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
+    splits = min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
+    keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
+    return _cdiv(s, keys_per_split), keys_per_split
+
+
+def split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split: int, fused: bool) -> None:
+    """flash_decode_wmma.cu's split pass over every (split, KV head, sequence), the splits as
+    many as the partials hold; with `fused` the last block of each KV head also writes its o."""
+    b, hq, d = q.shape
+    hkv, s = k.shape[1], k.shape[2]
+    done = _done.get(b * hkv, q.device)
+    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK)[d](
+        *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
+        np.int32(keys_per_split), np.int32(hq // hkv),
+        np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),
+        np.uintp(o.data_ptr()), block=(32 * WMMA_WARPS, 1, 1), grid=(part_m.shape[2], hkv, b),
+        shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
 
 
 def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
@@ -119,24 +143,13 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
-    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
-    splits = min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
-    keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
-    splits = _cdiv(s, keys_per_split)
-    part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
-    part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    pointers = [np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)]
-    scale_log2 = np.float32(1.4426950408889634 / math.sqrt(d))
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
-    done = _done.get(b * hkv, q.device)
-    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE, COMBINE_CHUNK)[d](
-        *pointers, np.int32(s), np.int32(keys_per_split), np.int32(hq // hkv), scale_log2,
-        np.uintp(done.data_ptr()), np.uintp(o.data_ptr()),
-        block=(32 * WMMA_WARPS, 1, 1), grid=(splits, hkv, b),
-        shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
+    sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
+    splits, keys_per_split = plan(b, hkv, s, sms)
+    part_o, part_m, part_l = _buffers.partials(b, hq, splits, d, q.device)
+    split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split, FUSED_COMBINE)
     if FUSED_COMBINE:
         return
-    _combine("flash_decode_combine_kernel")(*pointers[3:], np.uintp(o.data_ptr()),
-                                            np.int32(splits), block=(d, 1, 1), grid=(b * hq, 1, 1))
+    _combine("flash_decode_combine_kernel")(
+        *[np.uintp(t.data_ptr()) for t in (part_o, part_m, part_l, o)], np.int32(splits),
+        block=(d, 1, 1), grid=(b * hq, 1, 1))

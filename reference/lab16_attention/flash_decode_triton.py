@@ -72,7 +72,8 @@ TUNE = {"BLOCK_N": (32, 64, 128), "PROGRAMS_PER_SM": (1, 2, 4, 8), "MAX_SPLITS":
 COMBINE_FLOATS = 64
 
 
-_done = shared(__file__, "counts").Counts()  # the fused combine's, per KV head
+_buffers = shared(__file__, "decode_buffers")
+_done = _buffers.Counts()  # the fused combine's, per KV head
 
 # The online softmax over a range of keys: attention's (attention_triton.py), without its causal
 # mask; offs_m, the query rows, only feeds that mask.
@@ -171,6 +172,34 @@ def flash_decode_combine_kernel(part_o_ptr, part_m_ptr, part_l_ptr, o_ptr, split
              HEAD_DIM, BLOCK_S, BLOCK_S)
 
 
+def plan(b: int, hkv: int, s: int, sms: int) -> tuple[int, int]:
+    """(splits, keys_per_split) at the constants: about PROGRAMS_PER_SM programs per SM over
+    the batch, keys_per_split a multiple of SPLIT_ALIGN, no split empty."""
+    splits = min(triton.cdiv(PROGRAMS_PER_SM * sms, b * hkv), triton.cdiv(s, BLOCK_N), MAX_SPLITS)
+    align = min(SPLIT_ALIGN, BLOCK_N)
+    keys_per_split = triton.cdiv(triton.cdiv(s, splits), align) * align
+    return triton.cdiv(s, keys_per_split), keys_per_split
+
+
+def split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split: int, fused: bool,
+               pdl: bool = False) -> None:
+    """flash_decode_kernel over every (split, KV head, sequence), the splits as many as the
+    partials hold; with `fused` the last program of each KV head also writes its o, with `pdl`
+    a combine launched after it may start early."""
+    b, hq, d = q.shape
+    hkv, s = k.shape[1], k.shape[2]
+    splits, group = part_m.shape[2], hq // hkv
+    block_s = triton.next_power_of_2(splits)
+    block_g = triton.next_power_of_2(group)
+    chunk = max(1, min(block_s, COMBINE_FLOATS * 32 * NUM_WARPS // (block_g * d)))
+    flash_decode_kernel[(splits, hkv, b)](
+        q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
+        _done.get(b * hkv, q.device), o, GROUP=group, BLOCK_G=max(16, block_g), HEAD_DIM=d,
+        BLOCK_N=BLOCK_N, TAIL=s % BLOCK_N != 0 or keys_per_split % BLOCK_N != 0, PDL=pdl,
+        FUSED=fused, BLOCK_S=block_s, BLOCK_COMBINE=block_g, CHUNK=chunk,
+        num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+
+
 def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:
     b, hq, d = q.shape
     hkv, s = k.shape[1], k.shape[2]
@@ -179,29 +208,14 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
     assert hq % hkv == 0, f"{hq} query heads on {hkv} KV heads"
     assert all(t.is_contiguous() for t in (q, k, v, o)), "q, k, v and o must be contiguous"
     assert d in (64, 128), f"head dim {d}"
-    group = hq // hkv
-    bn = BLOCK_N
     pdl = PDL and q.is_cuda
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    splits = min(triton.cdiv(PROGRAMS_PER_SM * sms, b * hkv), triton.cdiv(s, bn), MAX_SPLITS)
-    align = min(SPLIT_ALIGN, bn)
-    keys_per_split = triton.cdiv(triton.cdiv(s, splits), align) * align
-    splits = triton.cdiv(s, keys_per_split)
-    part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
-    part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    block_s = triton.next_power_of_2(splits)
-    block_g = triton.next_power_of_2(group)
-    chunk = max(1, min(block_s, COMBINE_FLOATS * 32 * NUM_WARPS // (block_g * d)))
-    flash_decode_kernel[(splits, hkv, b)](
-        q, k, v, part_o, part_m, part_l, s, keys_per_split, 1.4426950408889634 / math.sqrt(d),
-        _done.get(b * hkv, q.device), o, GROUP=group,
-        BLOCK_G=max(16, triton.next_power_of_2(group)), HEAD_DIM=d, BLOCK_N=bn,
-        TAIL=s % bn != 0 or keys_per_split % bn != 0, PDL=pdl and not FUSED_COMBINE,
-        FUSED=FUSED_COMBINE, BLOCK_S=block_s, BLOCK_COMBINE=block_g, CHUNK=chunk,
-        num_warps=NUM_WARPS, num_stages=NUM_STAGES)
+    splits, keys_per_split = plan(b, hkv, s, sms)
+    part_o, part_m, part_l = _buffers.partials(b, hq, splits, d, q.device)
+    split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split, FUSED_COMBINE,
+               pdl and not FUSED_COMBINE)
     if FUSED_COMBINE:
         return
     flash_decode_combine_kernel[(b * hq,)](part_o, part_m, part_l, o, splits, HEAD_DIM=d,
-                                           BLOCK_S=block_s, PDL=pdl,
+                                           BLOCK_S=triton.next_power_of_2(splits), PDL=pdl,
                                            num_warps=4, **({"launch_pdl": True} if pdl else {}))
