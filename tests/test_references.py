@@ -128,19 +128,22 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("TCLAB_WMMA_LAYOUT=mma",),
                                        ("SPLIT_ALIGN=16", "PROGRAMS_PER_SM=3"),
                                        ("TCLAB_WMMA_LAYOUT=mma", "RESCALE_SLACK=0.0"),
-                                       ("FUSED_COMBINE=True", "SPLIT_ALIGN=16")],
+                                       ("FUSED_COMBINE=True", "SPLIT_ALIGN=16"),
+                                       ("WMMA_WARPS=4", "WMMA_BN=32", "P_IN_REGISTERS=False")],
                          ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",
                               "flash_decode-3-stages", "flash_decode-small-chunked-combine",
                               "flash_decode-two-launches", "attention-cuda-quad-shuffles",
                               "flash_decode-splits-inside-tiles",
                               "attention-cuda-quad-eager-rescale",
-                              "flash_decode-fused-combines-split-inside-tiles"])
+                              "flash_decode-fused-combines-split-inside-tiles",
+                              "flash_decode-p-through-shared-memory"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps and
     query tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles
     and stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its
-    combine fused (merging splits in chunks) or not; Triton flash_decode's splits ending inside
+    combine fused (merging splits in chunks) or not, p through shared memory as where the
+    fragment maps differ; Triton flash_decode's splits ending inside
     a tile, and its combine fused or not; CUDA attention's softmax through quad shuffles, which
     the GPU's fragment map takes, and the CPU backend's only where it emulates that map, its
     rescale lazy or at every move); the checked-in ones run in the test above, the others here
@@ -225,6 +228,7 @@ for stem, plans, names in (("flash_decode_triton", dp.PLANS, dp.NAMES),
     o.zero_()
     fns["call"]()
     assert (o.float() - want).abs().max() < 2e-2, stem
+    assert abs(dp.error(q, k, v, o) - (o.float() - want).abs().max().item()) < 1e-3, stem
 print("ok")
 """
 

@@ -36,7 +36,7 @@ COMBINE_SOURCE = (HERE / "flash_decode_combine.cu").read_text()
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
 MAX_SPLITS = 32  # splits per KV head at most
-SPLIT_ALIGN = 64  # keys per split: a multiple of this
+SPLIT_ALIGN = 64  # the splits' unit: s in units of SPLIT_ALIGN keys, dealt out evenly
 # Warps per block, each with its own pipeline of K/V tiles; keys per tile; tiles per warp in
 # shared memory (WMMA_STAGES - 1 in flight while it works on one); blocks per SM. The sweep,
 # one constant at a time from 4 warps, 32 keys, 3 stages, 1 block an SM (GB/s at the perf
@@ -45,7 +45,7 @@ SPLIT_ALIGN = 64  # keys per split: a multiple of this
 # 2355 / 2660 / 2795; then 1 / 2 / 4 blocks an SM 2072 / 2652 / 2874, 1926 / 2616 / 2841,
 # 1920 / 2563 / 2831. At b = 1 (16 splits a KV head, 128 blocks) one setting measured 2058 to
 # 2423 in different rounds of the sweep: the b = 8 shapes decide. wmma_smem_bytes at d 128, 8
-# warps, 16 keys, 2 stages: 169216 bytes, one block an SM, 8 warps of 16 keys in flight.
+# warps, 16 keys, 2 stages: 162048 bytes, one block an SM, 8 warps of 16 keys in flight.
 WMMA_WARPS = 8
 WMMA_BN = 16
 WMMA_STAGES = 2
@@ -64,6 +64,9 @@ WMMA_PROGRAMS_PER_SM = 1
 # roof 3068, with that; 2354 with a loop over the splits, a round trip every few splits).
 FUSED_COMBINE = True
 COMBINE_CHUNK = 16
+# False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
+# whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
+P_IN_REGISTERS = True
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
@@ -76,14 +79,15 @@ _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int):
-    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`
-    and the fused combine's `chunk`."""
-    key = (warps, bn, stages, fused, chunk)
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool):
+    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`,
+    the fused combine's `chunk` and `p_in_regs` (P_IN_REGISTERS)."""
+    key = (warps, bn, stages, fused, chunk, p_in_regs)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
-                                       f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}"])
+                                       f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
+                                       f"-DP_IN_REGISTERS={int(p_in_regs)}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -96,9 +100,9 @@ def stage_bytes(d: int, bn: int, stages: int) -> int:
 
 def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     """flash_decode_wmma.cu's shared memory: q's 16-row tile, then per warp its stages of K and
-    V tiles, its float exchange tile, its probability tile and 2 x 16 row statistics."""
-    per_warp = stage_bytes(d, bn, stages) + 16 * (max(bn, 32) + PAD_F) * 4 + \
-        16 * (bn + PAD_T) * 2 + 2 * 16 * 4
+    V tiles and its float exchange tile (p, where it cannot stay in registers, and the warp's
+    row statistics live in it too)."""
+    per_warp = stage_bytes(d, bn, stages) + 16 * (max(bn, 32) + PAD_F) * 4
     return 16 * (d + PAD_T) * 2 + warps * per_warp
 
 
@@ -111,23 +115,24 @@ def _cdiv(a: int, b: int) -> int:
 
 
 def plan(b: int, hkv: int, s: int, sms: int) -> tuple[int, int]:
-    """(splits, keys_per_split) at the constants: WMMA_PROGRAMS_PER_SM blocks per SM over the
-    batch at most, keys_per_split a multiple of SPLIT_ALIGN, no split empty."""
+    """(splits, unit) at the constants: WMMA_PROGRAMS_PER_SM blocks per SM over the batch at
+    most, no more splits than units of SPLIT_ALIGN keys (so none is empty); the kernel deals
+    the units out evenly (split i starts at unit i units // splits)."""
     planned = max(1, WMMA_PROGRAMS_PER_SM * sms // (b * hkv))
-    splits = min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS)
-    keys_per_split = _cdiv(_cdiv(s, splits), SPLIT_ALIGN) * SPLIT_ALIGN
-    return _cdiv(s, keys_per_split), keys_per_split
+    return min(planned, _cdiv(s, SPLIT_ALIGN), MAX_SPLITS), SPLIT_ALIGN
 
 
-def split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split: int, fused: bool) -> None:
+def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> None:
     """flash_decode_wmma.cu's split pass over every (split, KV head, sequence), the splits as
-    many as the partials hold; with `fused` the last block of each KV head also writes its o."""
+    many as the partials hold, each a share of s in units of `unit` keys; with `fused` the last
+    block of each KV head also writes its o."""
     b, hq, d = q.shape
     hkv, s = k.shape[1], k.shape[2]
     done = _done.get(b * hkv, q.device)
-    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK)[d](
+    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK,
+                  P_IN_REGISTERS)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
-        np.int32(keys_per_split), np.int32(hq // hkv),
+        np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),
         np.uintp(o.data_ptr()), block=(32 * WMMA_WARPS, 1, 1), grid=(part_m.shape[2], hkv, b),
         shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
@@ -143,11 +148,11 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
-    assert WMMA_BN % 16 == 0 and SPLIT_ALIGN % WMMA_BN == 0, f"WMMA_BN {WMMA_BN}"
+    assert WMMA_BN % 16 == 0 and SPLIT_ALIGN >= 1, f"WMMA_BN {WMMA_BN}, SPLIT_ALIGN {SPLIT_ALIGN}"
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
-    splits, keys_per_split = plan(b, hkv, s, sms)
+    splits, unit = plan(b, hkv, s, sms)
     part_o, part_m, part_l = _buffers.partials(b, hq, splits, d, q.device)
-    split_pass(q, k, v, part_o, part_m, part_l, o, keys_per_split, FUSED_COMBINE)
+    split_pass(q, k, v, part_o, part_m, part_l, o, unit, FUSED_COMBINE)
     if FUSED_COMBINE:
         return
     _combine("flash_decode_combine_kernel")(

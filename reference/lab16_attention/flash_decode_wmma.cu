@@ -58,6 +58,9 @@ using namespace nvcuda;
 #ifndef CHUNK
 #define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
 #endif
+#ifndef P_IN_REGISTERS
+#define P_IN_REGISTERS 1  // 0: p always through shared memory, as where the maps differ
+#endif
 #define THREADS (WARPS * 32)
 
 using bf16 = __nv_bfloat16;
@@ -92,10 +95,11 @@ __device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*til
 }
 
 // Shared memory (dynamic, flash_decode_cuda.py's wmma_smem_bytes): q's 16 x (D + PAD_T) tile,
-// then per warp STAGES x {K, V} tiles of BN x (D + PAD_T), a 16 x (max(BN, 32) + PAD_F) float
-// tile (the exchange tile: the maps, the rows' maxima, alpha and max, sums; the scores of a
-// masked tile, and where p cannot stay in registers), a 16 x (BN + PAD_T) probability tile, and
-// 2 x 16 floats (per row: the warp's sum and max, after the loop).
+// then per warp STAGES x {K, V} tiles of BN x (D + PAD_T) and a 16 x (max(BN, 32) + PAD_F)
+// float tile, the exchange tile: the maps, the rows' maxima, alpha and max, sums; the scores of
+// a masked tile; p where it cannot stay in registers, as floats, then in place as 16-bit
+// values (2 LDS a row); after the loop, in its padding columns SC and SC + 1, each row's sum
+// and max of the warp. Nothing else: 8 warps of 3 stages of 16 keys fit at D = 128.
 template <int D>
 __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__ q,
                                                         const bf16 *__restrict__ k,
@@ -103,13 +107,14 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
                                                         float *__restrict__ part_o,
                                                         float *__restrict__ part_m,
                                                         float *__restrict__ part_l, int s,
-                                                        int keys_per_split, int group,
+                                                        int unit, int group,
                                                         float scale_log2,
                                                         unsigned *__restrict__ done,
                                                         bf16 *__restrict__ o)
 {
-    constexpr int LDT = D + PAD_T, LDS = (BN > 32 ? BN : 32) + PAD_F, LDP = BN + PAD_T;
+    constexpr int SC = BN > 32 ? BN : 32, LDT = D + PAD_T, LDS = SC + PAD_F, LDP = 2 * LDS;
     constexpr int LDO = D + PAD_F;
+    static_assert(PAD_F >= 2, "the rows' sums and maxima in the exchange tile's padding");
     static_assert(BN % 16 == 0, "tiles of whole fragments");
     static_assert(16 * LDO * 4 <= STAGES * 2 * BN * LDT * 2,
                   "a warp's accumulators leave through its stage tiles");
@@ -120,14 +125,15 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     bf16(*qs)[LDT] = reinterpret_cast<bf16(*)[LDT]>(smem);
     bf16(*kv)[STAGES][2][BN][LDT] = reinterpret_cast<bf16(*)[STAGES][2][BN][LDT]>(qs + 16);
     float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + WARPS);  // [warp][row][:]
-    bf16(*ps)[16][LDP] = reinterpret_cast<bf16(*)[16][LDP]>(ss + WARPS);
-    float(*st)[2][16] = reinterpret_cast<float(*)[2][16]>(ps + WARPS);  // [warp][sum, max][row]
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;
     const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head * s * D;
-    const int start = blockIdx.x * keys_per_split;
-    const int stop = min(start + keys_per_split, s);
+    // The splits: s in units of `unit` keys, dealt out evenly (no two splits' sizes more than a
+    // unit apart, none empty: the launcher plans at most as many splits as units).
+    const long long units = (s + unit - 1) / unit;
+    const int start = (int)(blockIdx.x * units / gridDim.x) * unit;
+    const int stop = min((int)((blockIdx.x + 1) * units / gridDim.x) * unit, s);
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 
@@ -143,8 +149,10 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 
     // Only whether p can stay in registers: each row's statistics reach the elements of its
     // row through the exchange tile, stored and loaded as accumulators, which needs no map.
-    int at[E];
-    const bool direct = learn_maps<bf16, E>(at, &ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
+    int at[E];  // (the 16-bit tile: columns 16 .. 23 of the float one)
+    const bool direct = learn_maps<bf16, E>(at, &ss[warp][0][0], LDS,
+                                            reinterpret_cast<bf16 *>(&ss[warp][0][16]), LDP) &&
+                        P_IN_REGISTERS;
     __pipeline_wait_prior(STAGES - 1);  // q's pieces (the oldest group) have landed...
     __syncthreads();                    // ... every thread's
     FragA qf[D / 16];
@@ -254,17 +262,24 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             for (int jn = 0; jn < BN / 16; ++jn)
 #pragma unroll
                 for (int e = 0; e < E; ++e) pf[jn].x[e] = from_float<bf16>(c[jn].x[e]);
-        } else {  // through the float tile and the probability tile
+        } else {  // through the exchange tile: floats, then 16-bit values in place
+            bf16 *ps = reinterpret_cast<bf16 *>(&ss[warp][0][0]);  // row i at ps + i LDP
             __syncwarp();  // every lane has loaded alpha and the max
 #pragma unroll
             for (int jn = 0; jn < BN / 16; ++jn)
                 wmma::store_matrix_sync(&ss[warp][0][16 * jn], c[jn], LDS, wmma::mem_row_major);
             __syncwarp();
-            for (int i = lane; i < 16 * BN; i += 32)
-                ps[warp][i / BN][i % BN] = from_float<bf16>(ss[warp][i / BN][i % BN]);
+            float x[16 * BN / 32];  // every value read before any is written over
+#pragma unroll
+            for (int u = 0; u < 16 * BN / 32; ++u)
+                x[u] = ss[warp][(lane + 32 * u) / BN][(lane + 32 * u) % BN];
             __syncwarp();
 #pragma unroll
-            for (int jn = 0; jn < BN / 16; ++jn) load_fragment(pf[jn], &ps[warp][0][16 * jn], LDP);
+            for (int u = 0; u < 16 * BN / 32; ++u)
+                ps[(lane + 32 * u) / BN * LDP + (lane + 32 * u) % BN] = from_float<bf16>(x[u]);
+            __syncwarp();
+#pragma unroll
+            for (int jn = 0; jn < BN / 16; ++jn) load_fragment(pf[jn], ps + 16 * jn, LDP);
         }
 #pragma unroll
         for (int i = 0; i < D / 16; ++i)
@@ -278,8 +293,9 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     }
     __pipeline_wait_prior(0);  // (only empty groups can be left: nothing lands after this)
 
-    // The warp's row sums through the exchange tile; row r's sum and max to st (a warp without
-    // a tile leaves 0 and -inf: weight 0 below); its accumulators to its own stage tiles.
+    // The warp's row sums through the exchange tile; row r's sum and max to its padding
+    // columns SC, SC + 1 (a warp without a tile leaves 0 and -inf: weight 0 below); its
+    // accumulators to its own stage tiles.
     {
         Acc sums;
 #pragma unroll
@@ -293,8 +309,8 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         float sum = (a.x + a.y) + (a.z + a.w) + (b.x + b.y) + (b.z + b.w);
         sum += __shfl_xor_sync(0xffffffffu, sum, 1);
         if (half == 0) {
-            st[warp][0][r] = sum;
-            st[warp][1][r] = m;
+            ss[warp][r][SC] = sum;
+            ss[warp][r][SC + 1] = m;
         }
     }
     float(*os)[LDO] = reinterpret_cast<float(*)[LDO]>(&kv[warp][0][0][0][0]);
@@ -309,12 +325,12 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         const int g = i / D, col = i % D;
         float mx = -INFINITY;
 #pragma unroll
-        for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, st[w][1][g]);
+        for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, ss[w][g][SC + 1]);
         float sum_l = 0.0f, sum_o = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) {
-            const float wt = exp2f(st[w][1][g] - mx);
-            sum_l += wt * st[w][0][g];
+            const float wt = exp2f(ss[w][g][SC + 1] - mx);
+            sum_l += wt * ss[w][g][SC];
             sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
         }
         const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
@@ -381,10 +397,10 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 #define FLASH_DECODE_WMMA_KERNEL(D)                                                           \
     extern "C" __global__ void __launch_bounds__(THREADS) flash_decode_wmma_kernel_d##D(      \
         const bf16 *q, const bf16 *k, const bf16 *v, float *part_o, float *part_m,            \
-        float *part_l, int s, int keys_per_split, int group, float scale_log2,                \
+        float *part_l, int s, int unit, int group, float scale_log2,                          \
         unsigned *done, bf16 *o)                                                              \
     {                                                                                         \
-        flash_decode_wmma_split<D>(q, k, v, part_o, part_m, part_l, s, keys_per_split, group, \
+        flash_decode_wmma_split<D>(q, k, v, part_o, part_m, part_l, s, unit, group,           \
                                    scale_log2, done, o);                                      \
     }
 FLASH_DECODE_WMMA_KERNEL(64)
