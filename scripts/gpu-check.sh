@@ -49,7 +49,8 @@
 #                each fused backend forced (benchmarks/sdpa_backends.py); what a plain read
 #                reaches at flash_decode's sizes (benchmarks/read_sizes.py); each
 #                flash_decode reference's call and its split pass alone at b = 1, plan by
-#                plan (benchmarks/decode_parts.py)
+#                plan (benchmarks/decode_parts.py); when each block of the CUDA one starts,
+#                ends its loop and combines (benchmarks/decode_timeline.py)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail
@@ -124,6 +125,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has probes && run sdpa 120 python3 -m benchmarks.sdpa_backends
   has probes && run read-sizes 120 python3 -m benchmarks.read_sizes
   has probes && run decode-parts 240 python3 -m benchmarks.decode_parts
+  has probes && run decode-timeline 120 python3 -m benchmarks.decode_timeline
   has patterns && run patterns 300 python3 benchmarks/memory_patterns.py --out "$OUT"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi

@@ -242,3 +242,18 @@ def test_decode_parts_times_the_references_call_and_split_pass():
     proc = subprocess.run([sys.executable, "-c", DECODE_PARTS], env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_decode_timeline_finds_the_places_it_stamps():
+    """benchmarks/decode_timeline.py (a GPU probe) stamps a copy of the CUDA flash_decode
+    kernel at places it finds by their text: each is there once, and on the CPU the probe says
+    it needs a GPU."""
+    code = ("from benchmarks import decode_parts as dp, decode_timeline as dt\n"
+            "src = dp.reference('flash_decode_cuda').WMMA_SOURCE\n"
+            "out = dt.patched_source(src)\n"
+            "assert out.count('= now();') == 5\n"
+            "dt.main()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "skipped: needs a GPU" in proc.stdout

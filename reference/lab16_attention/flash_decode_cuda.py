@@ -6,12 +6,15 @@ warps merged exactly at the end into float32 partials; then one combine block pe
 (flash_decode_combine.cu), or the last block of each KV head (FUSED_COMBINE).
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
-On an H100 (2026-12-07, roof 3111 GB/s, `TUNE_LABS=lab16 TUNE_ARGS=--no-sweep bash
-scripts/gpu-check.sh tune`): 2594 / 2811 / 3041 GB/s (83 / 90 / 98% of the roof) at b 1
+On an H100 (2026-12-07, roof 3114 GB/s, `TUNE_LABS=lab16 TUNE_ARGS=--no-sweep bash
+scripts/gpu-check.sh tune`): 2570 / 2811 / 3039 GB/s (83 / 90 / 98% of the roof) at b 1
 s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB), where the split pass alone reaches
 87-88% and the fused combine costs about 3 of the 52 microseconds (`python -m
 benchmarks.decode_parts`), and where 128 blocks (16 splits of each of 8 KV heads) leave 4 of
-132 SMs idle. Fewer warps with deeper pipelines lost there (docs/perf-labs13-16.md). On
+132 SMs idle. There the blocks' loops end 32-46 microseconds after the start, the same bytes
+each, and the last block's merge and combine take 3-4 more (`python -m
+benchmarks.decode_timeline`). Fewer warps with deeper pipelines, 3 stages of 8 warps, 2 blocks
+an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). On
 2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading
 a key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
 not memory.
