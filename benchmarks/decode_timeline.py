@@ -68,9 +68,9 @@ def main() -> int:
 
     ref = reference("flash_decode_cuda")
     key = (ref.WMMA_WARPS, ref.WMMA_BN, ref.WMMA_STAGES, True, ref.COMBINE_CHUNK,
-           ref.P_IN_REGISTERS, ref.TAIL)
+           ref.P_IN_REGISTERS)
     options = [f"-DWARPS={key[0]}", f"-DBN={key[1]}", f"-DSTAGES={key[2]}", "-DFUSED=1",
-               f"-DCHUNK={key[4]}", f"-DP_IN_REGISTERS={int(key[5])}", f"-DTAIL={int(key[6])}"]
+               f"-DCHUNK={key[4]}", f"-DP_IN_REGISTERS={int(key[5])}"]
     module = SourceModule(patched_source(ref.WMMA_SOURCE), no_extern_c=True, options=options)
     ref._modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}

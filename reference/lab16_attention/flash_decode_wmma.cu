@@ -58,9 +58,6 @@ using namespace nvcuda;
 #ifndef CHUNK
 #define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
 #endif
-#ifndef TAIL
-#define TAIL 1
-#endif
 #ifndef P_IN_REGISTERS
 #define P_IN_REGISTERS 1  // 0: p always through shared memory, as where the maps differ
 #endif
@@ -324,37 +321,6 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 
     // The warps merged per (real row, column), each rescaled to the common max; the max is
     // finite: warp 0 has the split's first tile.
-#if TAIL
-    // First one thread per row: the common max, each warp's weight exp2(m_w - max) (to the
-    // exchange tile's column SC + 2) and the split's sum; then every element at once.
-    if (threadIdx.x < group) {
-        const int g = threadIdx.x;
-        float mx = -INFINITY;
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, ss[w][g][SC + 1]);
-        float sum_l = 0.0f;
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w) {
-            const float wt = exp2f(ss[w][g][SC + 1] - mx);
-            ss[w][g][SC + 2] = wt;
-            sum_l += wt * ss[w][g][SC];
-        }
-        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
-        part_m[row] = mx;
-        part_l[row] = sum_l;
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < group * D; i += THREADS) {
-        const int g = i / D, col = i % D;
-        float sum_o = 0.0f;
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w)
-            sum_o += ss[w][g][SC + 2] *
-                     reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
-        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
-        part_o[row * D + col] = sum_o;
-    }
-#else
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
         float mx = -INFINITY;
@@ -374,7 +340,6 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             part_l[row] = sum_l;
         }
     }
-#endif
 #if FUSED
     // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
     // with no second launch: each block counts itself done in done[kv_head] after its partials
@@ -394,54 +359,6 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     __threadfence();
     const int splits = gridDim.x;
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
-#if TAIL
-    // Two elements a thread at once (i, i + THREADS): their loads in one round trip.
-    for (int i0 = threadIdx.x; i0 < group * D; i0 += 2 * THREADS) {
-        float m[2], sum_l[2], sum_o[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            m[h] = -INFINITY;
-            sum_l[h] = sum_o[h] = 0.0f;
-        }
-        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[2][CHUNK], xl[2][CHUNK], x[2][CHUNK];
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int i = min(i0 + h * THREADS, group * D - 1), g = i / D, col = i % D;
-                const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
-                const float *po = part_o + (first + (long long)g * splits) * D + col;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const bool in = t0 + u < splits;
-                    xm[h][u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
-                    xl[h][u] = in ? __ldcg(pl + t0 + u) : 0.0f;
-                    x[h][u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
-                }
-            }
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                float m_new = m[h];  // finite from the first chunk on: split 0 has keys
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[h][u]);
-                const float alpha = exp2f(m[h] - m_new);  // 0 at the first chunk
-                sum_l[h] *= alpha;
-                sum_o[h] *= alpha;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const float w = exp2f(xm[h][u] - m_new);  // 0 past the last split
-                    sum_l[h] += w * xl[h][u];
-                    sum_o[h] += w * x[h][u];
-                }
-                m[h] = m_new;
-            }
-        }
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-            if (i0 + h * THREADS < group * D)
-                o[(long long)kv_head * group * D + i0 + h * THREADS] =
-                    __float2bfloat16_rn(sum_o[h] / sum_l[h]);
-    }
-#else
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
         const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
@@ -472,7 +389,6 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         }
         o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
     }
-#endif
     if (threadIdx.x == 0)
         done[kv_head] = 0;
 #endif
