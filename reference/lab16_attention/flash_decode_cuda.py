@@ -14,10 +14,9 @@ benchmarks.decode_parts`), and where 128 blocks (16 splits of each of 8 KV heads
 132 SMs idle. There the blocks' loops end 32-46 microseconds after the start, the same bytes
 each, and the last block's merge and combine take 3-4 more (`python -m
 benchmarks.decode_timeline`). Fewer warps with deeper pipelines, 3 stages of 8 warps, 2 blocks
-an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). On
-2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading
-a key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
-not memory.
+an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). On 2026-12-06 (roof
+3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a key's row, the
+scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue, not memory.
 """
 
 import math
