@@ -3,6 +3,7 @@ ends its loop, has merged its warps and (the last block of each KV head) has com
 splits, at b = 1, s = 32768 (benchmarks/decode_parts.py's shape), at the reference's constants.
 
     python -m benchmarks.decode_timeline          # on a GPU; prints the spread of each stamp
+    python -m benchmarks.decode_timeline CLAIM_TILES=2   # with launcher constants set
 
 The reference's launcher compiles and runs its kernel's text with %globaltimer stamps added
 (thread 0 of each block writes them to a __device__ array); calls are timed the grader's way
@@ -12,6 +13,7 @@ in the loop. `patched_source()` fails where the kernel's text no longer has the 
 stamps, so that an edit of the kernel breaks the CPU test of it, not the next GPU call.
 """
 
+import ast
 import sys
 
 import numpy as np
@@ -36,9 +38,10 @@ PLACES = [
     ("using bf16 = __nv_bfloat16;\n", HELPERS),
     ("    const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;\n",
      "    unsigned long long *stamp = stamps + 8 * (blockIdx.x + gridDim.x * kv_head);\n"
-     "    if (threadIdx.x == 0) stamp[0] = now();\n"),
+     "    if (threadIdx.x == 0) stamp[0] = now();\n    bool first_tile = true;\n"),
     ("        const bf16(*vs)[LDT] = kv[warp][use][1];\n",
-     "        if (threadIdx.x == 0 && j == 0) stamp[1] = now();\n"),
+     "        if (threadIdx.x == 0 && first_tile) stamp[1] = now();\n"
+     "        first_tile = false;\n"),
     ("        wmma::store_matrix_sync(&os[0][16 * i], acc[i], LDO, wmma::mem_row_major);\n"
      "    __syncthreads();\n", "    if (threadIdx.x == 0) stamp[2] = now();\n"),
     ("#if FUSED\n", ""),
@@ -66,6 +69,10 @@ def main() -> int:
     import pycuda.driver as drv
 
     ref = reference("flash_decode_cuda")
+    for arg in sys.argv[1:]:
+        name, value = arg.split("=", 1)
+        assert hasattr(ref, name), f"flash_decode_cuda has no constant {name}"
+        setattr(ref, name, ast.literal_eval(value))
     ref.WMMA_SOURCE = patched_source(ref.WMMA_SOURCE)  # what the launcher compiles from now
     ref._modules.clear()
     ref.FUSED_COMBINE = True
@@ -78,6 +85,7 @@ def main() -> int:
     timer = Timer()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     blocks = ref.plan(B, HKV, S, sms)[0] * HKV
+    print(" ".join(sys.argv[1:]) or "the checked-in constants")
     print(f"{torch.cuda.get_device_name()}; b {B}, hq {HQ}, hkv {HKV}, s {S}, d {D}; {blocks} "
           f"blocks; microseconds from the first block's start (min / median / max over blocks)")
     for call in range(CALLS):

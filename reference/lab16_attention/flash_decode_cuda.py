@@ -69,6 +69,10 @@ COMBINE_CHUNK = 16
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
 P_IN_REGISTERS = True
+TAIL = True
+# > 0: the warps of a KV head take its keys in units of CLAIM_TILES tiles from a count per head
+# (flash_decode_wmma.cu's CLAIM), so that warps served faster take more; 0: fixed splits.
+CLAIM_TILES = 0
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
@@ -81,15 +85,17 @@ _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool):
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
+                  tail: bool = True, claim: int = 0):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`,
     the fused combine's `chunk` and `p_in_regs` (P_IN_REGISTERS)."""
-    key = (warps, bn, stages, fused, chunk, p_in_regs)
+    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
                                        f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
-                                       f"-DP_IN_REGISTERS={int(p_in_regs)}"])
+                                       f"-DP_IN_REGISTERS={int(p_in_regs)}",
+                                       f"-DTAIL={int(tail)}", f"-DCLAIM={claim}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -130,9 +136,9 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
     block of each KV head also writes its o."""
     b, hq, d = q.shape
     hkv, s = k.shape[1], k.shape[2]
-    done = _done.get(b * hkv, q.device)
+    done = _done.get(2 * b * hkv, q.device)  # the fused combine's counts, then CLAIM's
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK,
-                  P_IN_REGISTERS)[d](
+                  P_IN_REGISTERS, TAIL, CLAIM_TILES)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
         np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),

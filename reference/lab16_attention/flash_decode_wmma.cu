@@ -58,6 +58,12 @@ using namespace nvcuda;
 #ifndef CHUNK
 #define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
 #endif
+#ifndef TAIL
+#define TAIL 1
+#endif
+#ifndef CLAIM
+#define CLAIM 0  // > 0: the warps of a KV head take its keys in units of CLAIM tiles, in turn
+#endif
 #ifndef P_IN_REGISTERS
 #define P_IN_REGISTERS 1  // 0: p always through shared memory, as where the maps differ
 #endif
@@ -94,6 +100,42 @@ __device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*til
     __pipeline_commit();
 }
 
+#if CLAIM
+// The tiles a warp takes under CLAIM: units of CLAIM tiles of BN keys, a KV head's units dealt
+// out in turn from its count `next`. A warp's first unit is fixed (its place among the head's
+// warps); it claims the unit after it as it starts one, so that the count's round trip is
+// hidden behind CLAIM tiles of work. Uniform across the warp; `raw` lives in lane 0.
+struct Claims {
+    unsigned *next;
+    int units, warps, s, unit, tile;  // the head's units; its warps; keys; the unit; its tile
+    unsigned raw;
+
+    __device__ __forceinline__ Claims(unsigned *next_, int s_, int first, int warps_)
+        : next(next_), units((s_ + CLAIM * BN - 1) / (CLAIM * BN)), warps(warps_), s(s_),
+          unit(first), tile(0), raw(0)
+    {
+        if (threadIdx.x % 32 == 0 && unit < units) raw = atomicAdd(next, 1u);
+    }
+
+    // The first key of the warp's next tile, or -1 past its last.
+    __device__ __forceinline__ int take()
+    {
+        if (unit >= units) return -1;
+        const int n0 = (unit * CLAIM + tile) * BN;
+        if (n0 >= s) {  // the last unit's tiles past s: no unit comes after it
+            unit = units;
+            return -1;
+        }
+        if (++tile == CLAIM) {
+            tile = 0;
+            unit = warps + (int)__shfl_sync(0xffffffffu, raw, 0);
+            if (threadIdx.x % 32 == 0 && unit < units) raw = atomicAdd(next, 1u);
+        }
+        return n0;
+    }
+};
+#endif
+
 // Shared memory (dynamic, flash_decode_cuda.py's wmma_smem_bytes): q's 16 x (D + PAD_T) tile,
 // then per warp STAGES x {K, V} tiles of BN x (D + PAD_T) and a 16 x (max(BN, 32) + PAD_F)
 // float tile, the exchange tile: the maps, the rows' maxima, alpha and max, sums; the scores of
@@ -129,6 +171,12 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;
     const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head * s * D;
+#if CLAIM
+    const int stop = s;
+    Claims claims(done + gridDim.y * gridDim.z + kv_head, s, blockIdx.x * WARPS + warp,
+                  gridDim.x * WARPS);
+    int ring = -1;  // lane st: the first key of the tile in stage st, -1 for none
+#else
     // The splits: s in units of `unit` keys, dealt out evenly (no two splits' sizes more than a
     // unit apart, none empty: the launcher plans at most as many splits as units).
     const long long units = (s + unit - 1) / unit;
@@ -136,6 +184,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     const int stop = min((int)((blockIdx.x + 1) * units / gridDim.x) * unit, s);
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
+#endif
 
     // q's group (rows g < G of the tile, zeros below: issue_piece's fill past row `group`),
     // then this warp's first STAGES - 1 tiles.
@@ -143,9 +192,16 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         issue_piece<bf16, D>(qs, q + (long long)kv_head * group * D, 0, group, p);
     __pipeline_commit();
 #pragma unroll
-    for (int j = 0; j < STAGES - 1; ++j)
+    for (int j = 0; j < STAGES - 1; ++j) {
+#if CLAIM
+        const int n = claims.take();
+        issue_tile<D>(kv[warp][j][0], kv[warp][j][1], k_head, v_head, n, stop, n >= 0);
+        if (lane == j) ring = n;
+#else
         issue_tile<D>(kv[warp][j][0], kv[warp][j][1], k_head, v_head,
                       start + (warp + j * WARPS) * BN, stop, j < mine);
+#endif
+    }
 
     // Only whether p can stay in registers: each row's statistics reach the elements of its
     // row through the exchange tile, stored and loaded as accumulators, which needs no map.
@@ -169,19 +225,32 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     float m = -INFINITY;                       // row r's, base 2, scaled
 
     int use = 0, load = STAGES - 1;  // the stages of tile j and of tile j + STAGES - 1
+#if CLAIM
+    for (;;) {
+        const int n0 = __shfl_sync(0xffffffffu, ring, use);
+        if (n0 < 0) break;
+        {
+            const int n = claims.take();
+            issue_tile<D>(kv[warp][load][0], kv[warp][load][1], k_head, v_head, n, stop, n >= 0);
+            if (lane == load) ring = n;
+        }
+#else
     for (int j = 0; j < mine; ++j) {
         // Tile j + STAGES - 1 into the stage that tile j - 1 used (read before the __syncwarp
         // that ended the last iteration).
         issue_tile<D>(kv[warp][load][0], kv[warp][load][1], k_head, v_head,
                       start + (warp + (j + STAGES - 1) * WARPS) * BN, stop,
                       j + STAGES - 1 < mine);
+#endif
         load = load + 1 == STAGES ? 0 : load + 1;
         __pipeline_wait_prior(STAGES - 1);  // tile j's pieces have landed (this lane's)...
         __syncwarp();                       // ... every lane's
         const bf16(*ks)[LDT] = kv[warp][use][0];
         const bf16(*vs)[LDT] = kv[warp][use][1];
         use = use + 1 == STAGES ? 0 : use + 1;
+#if !CLAIM
         const int n0 = start + (warp + j * WARPS) * BN;
+#endif
 
         Acc c[BN / 16];  // raw scores q . k^T, 16 keys a fragment
 #pragma unroll
@@ -321,6 +390,37 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 
     // The warps merged per (real row, column), each rescaled to the common max; the max is
     // finite: warp 0 has the split's first tile.
+#if TAIL
+    // First one thread per row: the common max, each warp's weight exp2(m_w - max) (to the
+    // exchange tile's column SC + 2) and the split's sum; then every element at once.
+    if (threadIdx.x < group) {
+        const int g = threadIdx.x;
+        float mx = -INFINITY;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, ss[w][g][SC + 1]);
+        float sum_l = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) {
+            const float wt = mx == -INFINITY ? 0.0f : exp2f(ss[w][g][SC + 1] - mx);
+            ss[w][g][SC + 2] = wt;
+            sum_l += wt * ss[w][g][SC];
+        }
+        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
+        part_m[row] = mx;
+        part_l[row] = sum_l;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < group * D; i += THREADS) {
+        const int g = i / D, col = i % D;
+        float sum_o = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w)
+            sum_o += ss[w][g][SC + 2] *
+                     reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
+        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
+        part_o[row * D + col] = sum_o;
+    }
+#else
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
         float mx = -INFINITY;
@@ -329,7 +429,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         float sum_l = 0.0f, sum_o = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) {
-            const float wt = exp2f(ss[w][g][SC + 1] - mx);
+            const float wt = mx == -INFINITY ? 0.0f : exp2f(ss[w][g][SC + 1] - mx);
             sum_l += wt * ss[w][g][SC];
             sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
         }
@@ -340,7 +440,8 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             part_l[row] = sum_l;
         }
     }
-#if FUSED
+#endif
+#if FUSED || CLAIM
     // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
     // with no second launch: each block counts itself done in done[kv_head] after its partials
     // are visible (the fence), and the one that counts last (the count's old value gridDim.x - 1)
@@ -356,9 +457,63 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     __syncthreads();
     if (!last)
         return;
+#if CLAIM  // every block's warps have had their last claim: the head's count of units to 0
+    if (threadIdx.x == 0)
+        done[gridDim.y * gridDim.z + kv_head] = 0;
+#endif
+#endif
+#if FUSED
     __threadfence();
     const int splits = gridDim.x;
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
+#if TAIL
+    // Two elements a thread at once (i, i + THREADS): their loads in one round trip.
+    for (int i0 = threadIdx.x; i0 < group * D; i0 += 2 * THREADS) {
+        float m[2], sum_l[2], sum_o[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            m[h] = -INFINITY;
+            sum_l[h] = sum_o[h] = 0.0f;
+        }
+        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
+            float xm[2][CHUNK], xl[2][CHUNK], x[2][CHUNK];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int i = min(i0 + h * THREADS, group * D - 1), g = i / D, col = i % D;
+                const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
+                const float *po = part_o + (first + (long long)g * splits) * D + col;
+#pragma unroll
+                for (int u = 0; u < CHUNK; ++u) {
+                    const bool in = t0 + u < splits;
+                    xm[h][u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
+                    xl[h][u] = in ? __ldcg(pl + t0 + u) : 0.0f;
+                    x[h][u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                float m_new = m[h];  // finite from the first chunk on: split 0 has keys
+#pragma unroll
+                for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[h][u]);
+                const float alpha = exp2f(m[h] - m_new);  // 0 at the first chunk
+                sum_l[h] *= alpha;
+                sum_o[h] *= alpha;
+#pragma unroll
+                for (int u = 0; u < CHUNK; ++u) {
+                    const float w = exp2f(xm[h][u] - m_new);  // 0 past the last split
+                    sum_l[h] += w * xl[h][u];
+                    sum_o[h] += w * x[h][u];
+                }
+                m[h] = m_new;
+            }
+        }
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            if (i0 + h * THREADS < group * D)
+                o[(long long)kv_head * group * D + i0 + h * THREADS] =
+                    __float2bfloat16_rn(sum_o[h] / sum_l[h]);
+    }
+#else
     for (int i = threadIdx.x; i < group * D; i += THREADS) {
         const int g = i / D, col = i % D;
         const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
@@ -389,6 +544,9 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         }
         o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
     }
+#endif
+#endif
+#if FUSED || CLAIM
     if (threadIdx.x == 0)
         done[kv_head] = 0;
 #endif
