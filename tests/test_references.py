@@ -143,16 +143,17 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                               "flash_decode-units-taken-in-turn",
                               "flash_decode-units-taken-in-turn-two-launches"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
-    """lab16's references have designs their sweep chooses among (CUDA attention's warps and
-    query tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles
-    and stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its
-    combine fused (merging splits in chunks) or not, p through shared memory as where the
-    fragment maps differ, its keys in units that warps take in turn from a count; Triton
-    flash_decode's splits ending inside a tile, and its combine fused or not; CUDA attention's softmax through quad shuffles, which the GPU's fragment map
-    takes, and the CPU backend's only where it emulates that map, its rescale lazy or at every
-    move); the checked-in ones run in the test above, the others here on every public and
-    hidden shape (the q-scaled ones move the max between K/V tiles, which only a right rescale
-    of each row survives), so that a sweep never picks a wrong kernel for being fast."""
+    """lab16's references have designs their sweep chooses among (CUDA attention's warps and query
+    tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles and
+    stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its combine
+    fused (merging splits in chunks) or not, p through shared memory as where the fragment maps
+    differ, its keys in units that warps take in turn from a count; Triton flash_decode's splits
+    ending inside a tile, and its combine fused or not; CUDA attention's softmax through quad
+    shuffles, which the GPU's fragment map takes, and the CPU backend's only where it emulates that
+    map, its rescale lazy or at every move); the checked-in ones run in the test above, the others
+    here on every public and hidden shape (the q-scaled ones move the max between K/V tiles, which
+    only a right rescale of each row survives), so that a sweep never picks a wrong kernel for being
+    fast."""
     reference_check("lab16_attention", "cpu", "SHAPES=all", *overrides)
 
 
