@@ -117,20 +117,22 @@ struct Claims {
         if (threadIdx.x % 32 == 0 && unit < units) raw = atomicAdd(next, 1u);
     }
 
-    // The first key of the warp's next tile, or -1 past its last.
+    // The first key of the warp's next tile, or -1 past its last. The claim is read only when
+    // the tile after a unit's last is asked for, a tile's work after it was made.
     __device__ __forceinline__ int take()
     {
+        if (tile == CLAIM && unit < units) {
+            tile = 0;
+            unit = warps + (int)__shfl_sync(0xffffffffu, raw, 0);
+            if (threadIdx.x % 32 == 0 && unit < units) raw = atomicAdd(next, 1u);
+        }
         if (unit >= units) return -1;
         const int n0 = (unit * CLAIM + tile) * BN;
         if (n0 >= s) {  // the last unit's tiles past s: no unit comes after it
             unit = units;
             return -1;
         }
-        if (++tile == CLAIM) {
-            tile = 0;
-            unit = warps + (int)__shfl_sync(0xffffffffu, raw, 0);
-            if (threadIdx.x % 32 == 0 && unit < units) raw = atomicAdd(next, 1u);
-        }
+        ++tile;
         return n0;
     }
 };
