@@ -72,14 +72,14 @@ P_IN_REGISTERS = True
 TAIL = True
 # > 0: the warps of a KV head take its keys in units of CLAIM_TILES tiles from a count per head
 # (flash_decode_wmma.cu's CLAIM), so that warps served faster take more; 0: fixed splits.
-CLAIM_TILES = 0
+CLAIM_TILES = 2
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
 # are not kept.
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
-        "FUSED_COMBINE": (False, True)}
+        "FUSED_COMBINE": (False, True), "CLAIM_TILES": (0, 1, 2)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
