@@ -28,12 +28,12 @@ ROUNDS = 25
 # (NUM_WARPS, PROGRAMS_PER_SM, BLOCK_N, NUM_STAGES, FUSED_COMBINE)
 PLANS = [(4, 1, 128, 3, True), (2, 2, 128, 2, False), (4, 1, 128, 3, True)]
 NAMES = ("NUM_WARPS", "PROGRAMS_PER_SM", "BLOCK_N", "NUM_STAGES", "FUSED_COMBINE")
-# (WMMA_WARPS, WMMA_BN, WMMA_STAGES, FUSED_COMBINE, TAIL, CLAIM_TILES)
-CUDA_PLANS = [(8, 16, 2, True, False, 0), (8, 16, 2, True, True, 0), (8, 16, 2, True, True, 1),
-              (8, 16, 2, True, True, 2), (8, 16, 2, True, True, 4), (8, 16, 3, True, True, 2),
-              (4, 16, 3, True, True, 2), (8, 16, 2, True, False, 0), (8, 16, 2, True, True, 0),
-              (8, 16, 2, True, True, 2)]
-CUDA_NAMES = ("WMMA_WARPS", "WMMA_BN", "WMMA_STAGES", "FUSED_COMBINE", "TAIL", "CLAIM_TILES")
+# (WMMA_WARPS, WMMA_STAGES, TAIL, CLAIM_TILES, HEADS_FIRST)
+CUDA_PLANS = [(8, 2, False, 0, False), (8, 2, True, 0, False), (8, 2, True, 1, False),
+              (8, 2, True, 2, False), (8, 2, True, 4, False), (8, 2, True, 2, True),
+              (8, 2, True, 1, True), (8, 3, True, 2, False), (4, 3, True, 2, False),
+              (8, 2, False, 0, False), (8, 2, True, 2, False)]
+CUDA_NAMES = ("WMMA_WARPS", "WMMA_STAGES", "TAIL", "CLAIM_TILES", "HEADS_FIRST")
 REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "lab16_attention"
 
 

@@ -36,8 +36,9 @@ __device__ __forceinline__ unsigned long long now()
 # (the text a stamp goes after, the stamp): each text must occur once in the kernel
 PLACES = [
     ("using bf16 = __nv_bfloat16;\n", HELPERS),
-    ("    const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;\n",
-     "    unsigned long long *stamp = stamps + 8 * (blockIdx.x + gridDim.x * kv_head);\n"
+    ("    const int heads = gridDim.x * gridDim.y * gridDim.z / splits;"
+     "  // (KV head, sequence) pairs\n",
+     "    unsigned long long *stamp = stamps + 8 * (split + splits * kv_head);\n"
      "    if (threadIdx.x == 0) stamp[0] = now();\n    bool first_tile = true;\n"),
     ("        const bf16(*vs)[LDT] = kv[warp][use][1];\n",
      "        if (threadIdx.x == 0 && first_tile) stamp[1] = now();\n"

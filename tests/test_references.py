@@ -130,7 +130,7 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("TCLAB_WMMA_LAYOUT=mma", "RESCALE_SLACK=0.0"),
                                        ("FUSED_COMBINE=True", "SPLIT_ALIGN=16"),
                                        ("WMMA_WARPS=4", "WMMA_BN=32", "P_IN_REGISTERS=False"),
-                                       ("CLAIM_TILES=1", "WMMA_STAGES=3"),
+                                       ("CLAIM_TILES=1", "WMMA_STAGES=3", "HEADS_FIRST=True"),
                                        ("CLAIM_TILES=2", "FUSED_COMBINE=False", "WMMA_WARPS=2")],
                          ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",

@@ -73,6 +73,9 @@ TAIL = True
 # > 0: the warps of a KV head take its keys in units of CLAIM_TILES tiles from a count per head
 # (flash_decode_wmma.cu's CLAIM), so that warps served faster take more; 0: fixed splits.
 CLAIM_TILES = 2
+# The grid (hkv, splits, b), a KV head's blocks apart in launch order (flash_decode_wmma.cu's
+# HEADS_FIRST), or (splits, hkv, b).
+HEADS_FIRST = False
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
@@ -86,16 +89,17 @@ _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "
 
 
 def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
-                  tail: bool = True, claim: int = 0):
+                  tail: bool = True, claim: int = 0, heads_first: bool = False):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`,
     the fused combine's `chunk` and `p_in_regs` (P_IN_REGISTERS)."""
-    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim)
+    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
                                        f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
                                        f"-DP_IN_REGISTERS={int(p_in_regs)}",
-                                       f"-DTAIL={int(tail)}", f"-DCLAIM={claim}"])
+                                       f"-DTAIL={int(tail)}", f"-DCLAIM={claim}",
+                                       f"-DHEADS_FIRST={int(heads_first)}"])
         _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
                          for d in (64, 128)}
     return _modules[key]
@@ -138,11 +142,12 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
     hkv, s = k.shape[1], k.shape[2]
     done = _done.get(2 * b * hkv, q.device)  # the fused combine's counts, then CLAIM's
     _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK,
-                  P_IN_REGISTERS, TAIL, CLAIM_TILES)[d](
+                  P_IN_REGISTERS, TAIL, CLAIM_TILES, HEADS_FIRST)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
         np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),
-        np.uintp(o.data_ptr()), block=(32 * WMMA_WARPS, 1, 1), grid=(part_m.shape[2], hkv, b),
+        np.uintp(o.data_ptr()), block=(32 * WMMA_WARPS, 1, 1),
+        grid=(hkv, part_m.shape[2], b) if HEADS_FIRST else (part_m.shape[2], hkv, b),
         shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
 
 

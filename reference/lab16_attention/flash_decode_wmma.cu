@@ -64,6 +64,9 @@ using namespace nvcuda;
 #ifndef CLAIM
 #define CLAIM 0  // > 0: the warps of a KV head take its keys in units of CLAIM tiles, in turn
 #endif
+#ifndef HEADS_FIRST
+#define HEADS_FIRST 0  // 1: grid (hkv, splits, b), a KV head's blocks apart in launch order
+#endif
 #ifndef P_IN_REGISTERS
 #define P_IN_REGISTERS 1  // 0: p always through shared memory, as where the maps differ
 #endif
@@ -171,19 +174,25 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + WARPS);  // [warp][row][:]
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#if HEADS_FIRST
+    const int split = blockIdx.y, splits = gridDim.y;
+    const int kv_head = blockIdx.z * gridDim.x + blockIdx.x;
+#else
+    const int split = blockIdx.x, splits = gridDim.x;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;
+#endif
+    const int heads = gridDim.x * gridDim.y * gridDim.z / splits;  // (KV head, sequence) pairs
     const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head * s * D;
 #if CLAIM
     const int stop = s;
-    Claims claims(done + gridDim.y * gridDim.z + kv_head, s, blockIdx.x * WARPS + warp,
-                  gridDim.x * WARPS);
+    Claims claims(done + heads + kv_head, s, split * WARPS + warp, splits * WARPS);
     int ring = -1;  // lane st: the first key of the tile in stage st, -1 for none
 #else
     // The splits: s in units of `unit` keys, dealt out evenly (no two splits' sizes more than a
     // unit apart, none empty: the launcher plans at most as many splits as units).
     const long long units = (s + unit - 1) / unit;
-    const int start = (int)(blockIdx.x * units / gridDim.x) * unit;
-    const int stop = min((int)((blockIdx.x + 1) * units / gridDim.x) * unit, s);
+    const int start = (int)(split * units / splits) * unit;
+    const int stop = min((int)((split + 1) * units / splits) * unit, s);
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 #endif
@@ -407,7 +416,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             ss[w][g][SC + 2] = wt;
             sum_l += wt * ss[w][g][SC];
         }
-        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
+        const long long row = (long long)(kv_head * group + g) * splits + split;
         part_m[row] = mx;
         part_l[row] = sum_l;
     }
@@ -419,7 +428,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
         for (int w = 0; w < WARPS; ++w)
             sum_o += ss[w][g][SC + 2] *
                      reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
-        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
+        const long long row = (long long)(kv_head * group + g) * splits + split;
         part_o[row * D + col] = sum_o;
     }
 #else
@@ -435,7 +444,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             sum_l += wt * ss[w][g][SC];
             sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
         }
-        const long long row = (long long)(kv_head * group + g) * gridDim.x + blockIdx.x;
+        const long long row = (long long)(kv_head * group + g) * splits + split;
         part_o[row * D + col] = sum_o;
         if (col == 0) {
             part_m[row] = mx;
@@ -446,7 +455,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 #if FUSED || CLAIM
     // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
     // with no second launch: each block counts itself done in done[kv_head] after its partials
-    // are visible (the fence), and the one that counts last (the count's old value gridDim.x - 1)
+    // are visible (the fence), and the one that counts last (the count's old value splits - 1)
     // reads every split's partials through L2 (__ldcg), then resets the count for the next call.
     // It runs after the last split, so its L2 round trips are the call's tail: the count, then
     // one per CHUNK splits, each split's max, sum and partial output loaded together (an
@@ -455,18 +464,17 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
-        last = atomicAdd(&done[kv_head], 1u) == gridDim.x - 1;
+        last = atomicAdd(&done[kv_head], 1u) == splits - 1;
     __syncthreads();
     if (!last)
         return;
 #if CLAIM  // every block's warps have had their last claim: the head's count of units to 0
     if (threadIdx.x == 0)
-        done[gridDim.y * gridDim.z + kv_head] = 0;
+        done[heads + kv_head] = 0;
 #endif
 #endif
 #if FUSED
     __threadfence();
-    const int splits = gridDim.x;
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
 #if TAIL
     // Two elements a thread at once (i, i + THREADS): their loads in one round trip.
