@@ -10,6 +10,10 @@
 // K and V tiles of its own, filled by its lanes with cp.async STAGES - 1 tiles ahead, so that
 // only __syncwarp orders them and a block keeps WARPS (STAGES - 1) tiles in flight (128 KiB at
 // D = 128, 4 warps, BN 32, 3 stages). Rows past the split's end are zero-filled by the copies.
+// With CLAIM > 0 a block's keys are not fixed: the KV head's warps take its keys in units of
+// CLAIM tiles, each warp's first unit fixed by its place, the rest dealt in turn from a count
+// per head (struct Claims), so that warps on SMs served faster take more units; a split's
+// partials are then those of whatever keys its warps took, merged as before.
 // Per tile:
 // - the 16 x BN scores q . k^T in accumulator fragments (keys past the end set to -inf through
 //   shared memory, in the one tile of a split that has them);
