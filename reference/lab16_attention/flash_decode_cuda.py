@@ -14,7 +14,9 @@ benchmarks.decode_parts`), and where 128 blocks (16 splits of each of 8 KV heads
 132 SMs idle. There the blocks' loops end 32-46 microseconds after the start, the same bytes
 each, and the last block's merge and combine take 3-4 more (`python -m
 benchmarks.decode_timeline`). Fewer warps with deeper pipelines, 3 stages of 8 warps, 2 blocks
-an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). On 2026-12-06 (roof
+an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). Three designs for that
+row are in the tree, run on the CPU by design tests, not yet timed on a GPU: TAIL, CLAIM_TILES
+(units of tiles taken in turn, each claimed a unit ahead) and HEADS_FIRST (below). On 2026-12-06 (roof
 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a key's row, the
 scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue, not memory.
 """
@@ -69,12 +71,17 @@ COMBINE_CHUNK = 16
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
 P_IN_REGISTERS = True
-TAIL = True
-# > 0: the warps of a KV head take its keys in units of CLAIM_TILES tiles from a count per head
-# (flash_decode_wmma.cu's CLAIM), so that warps served faster take more; 0: fixed splits.
-CLAIM_TILES = 2
-# The grid (hkv, splits, b), a KV head's blocks apart in launch order (flash_decode_wmma.cu's
-# HEADS_FIRST), or (splits, hkv, b).
+# Three designs aimed at b = 1, each a design test on the CPU, none yet timed on a GPU (the
+# constants below are those the last tune run measured; docs/perf-labs13-16.md has the calls
+# that compare them):
+# - TAIL (flash_decode_wmma.cu's): the warps' merge weighs each row's warps once, then merges
+#   every element; the fused combine takes two elements a thread, their loads in one round trip.
+# - CLAIM_TILES > 0: a KV head's warps take its keys in units of CLAIM_TILES tiles from a count
+#   per head (CLAIM), so that warps on SMs served faster take more; 0: fixed splits.
+# - HEADS_FIRST: the grid (hkv, splits, b), a KV head's blocks apart in launch order (for
+#   CLAIM's counts per head), or (splits, hkv, b).
+TAIL = False
+CLAIM_TILES = 0
 HEADS_FIRST = False
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
