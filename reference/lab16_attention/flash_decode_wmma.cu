@@ -37,7 +37,7 @@
 // the softmax costs a few operations per accumulator element, 8 a lane per 16 keys. What is
 // left to bound it is the copy: cp.async keeps the bytes in flight that a memory-bound kernel
 // needs without holding them in registers. ptxas (nvcc 13, sm_90, 8 warps, BN 16, 2 stages):
-// 162 registers at D = 128, 123 at D = 64 (166 and 120 with FUSED), no spill.
+// 162 registers at D = 128, 123 at D = 64 (166 and 121 with FUSED), no spill.
 //
 // Traffic: k and v once; q once per split (from L2 after the first); the partials, b hq splits
 // (D + 2) floats, written and read once. Target (lab.toml): 0.85 of the copy roof at the perf
@@ -63,7 +63,7 @@ using namespace nvcuda;
 #define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
 #endif
 #ifndef TAIL
-#define TAIL 1
+#define TAIL 0  // 1: the merge and fused combine's shorter tail (flash_decode_cuda.py's TAIL)
 #endif
 #ifndef CLAIM
 #define CLAIM 0  // > 0: the warps of a KV head take its keys in units of CLAIM tiles, in turn
