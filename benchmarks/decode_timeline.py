@@ -36,8 +36,8 @@ __device__ __forceinline__ unsigned long long now()
 # (the text a stamp goes after, the stamp): each text must occur once in the kernel
 PLACES = [
     ("using bf16 = __nv_bfloat16;\n", HELPERS),
-    ("    const int heads = gridDim.x * gridDim.y * gridDim.z / splits;"
-     "  // (KV head, sequence) pairs\n",
+    ("    const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head"
+     " * s * D;\n",
      "    unsigned long long *stamp = stamps + 8 * (split + splits * kv_head);\n"
      "    if (threadIdx.x == 0) stamp[0] = now();\n    bool first_tile = true;\n"),
     ("        const bf16(*vs)[LDT] = kv[warp][use][1];\n",

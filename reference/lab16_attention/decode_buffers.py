@@ -1,7 +1,7 @@
 """What lab16's two flash-decoding launchers (flash_decode_triton.py, flash_decode_cuda.py)
-allocate alike: the splits' float32 partials, and the fused combine's counts, one per KV head,
-zeroed once per device and kept across calls, since the last program of each KV head sets its
-count back to zero."""
+allocate alike: the splits' float32 partials, and counts per KV head (the fused combine's; the
+CUDA launcher's CLAIM_TILES adds one more a head), zeroed once per device and kept across calls,
+since the last program of each KV head sets its counts back to zero."""
 
 import torch
 

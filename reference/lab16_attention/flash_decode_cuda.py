@@ -16,9 +16,10 @@ each, and the last block's merge and combine take 3-4 more (`python -m
 benchmarks.decode_timeline`). Fewer warps with deeper pipelines, 3 stages of 8 warps, 2 blocks
 an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). Three designs for that
 row are in the tree, run on the CPU by design tests, not yet timed on a GPU: TAIL, CLAIM_TILES
-(units of tiles taken in turn, each claimed a unit ahead) and HEADS_FIRST (below). On 2026-12-06 (roof
-3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a key's row, the
-scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue, not memory.
+(units of tiles taken in turn, each claimed a unit ahead) and HEADS_FIRST (below). On
+2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a
+key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
+not memory.
 """
 
 import math
@@ -96,9 +97,10 @@ _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "
 
 
 def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
-                  tail: bool = True, claim: int = 0, heads_first: bool = False):
+                  tail: bool, claim: int, heads_first: bool):
     """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`,
-    the fused combine's `chunk` and `p_in_regs` (P_IN_REGISTERS)."""
+    the fused combine's `chunk`, `p_in_regs` (P_IN_REGISTERS), `tail` (TAIL), `claim`
+    (CLAIM_TILES) and `heads_first` (HEADS_FIRST)."""
     key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first)
     if key not in _modules:
         module = SourceModule(WMMA_SOURCE, no_extern_c=True,

@@ -185,9 +185,9 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     const int split = blockIdx.x, splits = gridDim.x;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;
 #endif
-    const int heads = gridDim.x * gridDim.y * gridDim.z / splits;  // (KV head, sequence) pairs
     const bf16 *k_head = k + (long long)kv_head * s * D, *v_head = v + (long long)kv_head * s * D;
 #if CLAIM
+    const int heads = gridDim.x * gridDim.y * gridDim.z / splits;  // (KV head, sequence) pairs
     const int stop = s;
     Claims claims(done + heads + kv_head, s, split * WARPS + warp, splits * WARPS);
     int ring = -1;  // lane st: the first key of the tile in stage st, -1 for none
@@ -404,7 +404,8 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     __syncthreads();
 
     // The warps merged per (real row, column), each rescaled to the common max; the max is
-    // finite: warp 0 has the split's first tile.
+    // finite where the block has keys (warp 0 has its first tile), and where it has none
+    // (CLAIM: units all taken) every weight is 0.
 #if TAIL
     // First one thread per row: the common max, each warp's weight exp2(m_w - max) (to the
     // exchange tile's column SC + 2) and the split's sum; then every element at once.
@@ -480,19 +481,19 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 #if FUSED
     __threadfence();
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
-#if TAIL
-    // Two elements a thread at once (i, i + THREADS): their loads in one round trip.
-    for (int i0 = threadIdx.x; i0 < group * D; i0 += 2 * THREADS) {
-        float m[2], sum_l[2], sum_o[2];
+    // PER elements a thread at once (i, i + THREADS, ...): their loads in one round trip.
+    constexpr int PER = TAIL ? 2 : 1;
+    for (int i0 = threadIdx.x; i0 < group * D; i0 += PER * THREADS) {
+        float m[PER], sum_l[PER], sum_o[PER];
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        for (int h = 0; h < PER; ++h) {
             m[h] = -INFINITY;
             sum_l[h] = sum_o[h] = 0.0f;
         }
         for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[2][CHUNK], xl[2][CHUNK], x[2][CHUNK];
+            float xm[PER][CHUNK], xl[PER][CHUNK], x[PER][CHUNK];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
+            for (int h = 0; h < PER; ++h) {
                 const int i = min(i0 + h * THREADS, group * D - 1), g = i / D, col = i % D;
                 const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
                 const float *po = part_o + (first + (long long)g * splits) * D + col;
@@ -505,7 +506,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
                 }
             }
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
+            for (int h = 0; h < PER; ++h) {
                 float m_new = m[h];  // finite from the first chunk on: split 0 has keys
 #pragma unroll
                 for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[h][u]);
@@ -522,43 +523,11 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
             }
         }
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+        for (int h = 0; h < PER; ++h)
             if (i0 + h * THREADS < group * D)
                 o[(long long)kv_head * group * D + i0 + h * THREADS] =
                     __float2bfloat16_rn(sum_o[h] / sum_l[h]);
     }
-#else
-    for (int i = threadIdx.x; i < group * D; i += THREADS) {
-        const int g = i / D, col = i % D;
-        const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
-        const float *po = part_o + (first + (long long)g * splits) * D + col;
-        float m = -INFINITY, sum_l = 0.0f, sum_o = 0.0f;
-        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[CHUNK], xl[CHUNK], x[CHUNK];
-#pragma unroll
-            for (int u = 0; u < CHUNK; ++u) {
-                const bool in = t0 + u < splits;
-                xm[u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
-                xl[u] = in ? __ldcg(pl + t0 + u) : 0.0f;
-                x[u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
-            }
-            float m_new = m;  // finite from the first chunk on: split 0 has keys
-#pragma unroll
-            for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[u]);
-            const float alpha = exp2f(m - m_new);  // 0 at the first chunk
-            sum_l *= alpha;
-            sum_o *= alpha;
-#pragma unroll
-            for (int u = 0; u < CHUNK; ++u) {
-                const float w = exp2f(xm[u] - m_new);  // 0 past the last split
-                sum_l += w * xl[u];
-                sum_o += w * x[u];
-            }
-            m = m_new;
-        }
-        o[(long long)(kv_head * group + g) * D + col] = __float2bfloat16_rn(sum_o / sum_l);
-    }
-#endif
 #endif
 #if FUSED || CLAIM
     if (threadIdx.x == 0)
