@@ -28,12 +28,13 @@ ROUNDS = 25
 # (NUM_WARPS, PROGRAMS_PER_SM, BLOCK_N, NUM_STAGES, FUSED_COMBINE)
 PLANS = [(4, 1, 128, 3, True), (2, 2, 128, 2, False), (4, 1, 128, 3, True)]
 NAMES = ("NUM_WARPS", "PROGRAMS_PER_SM", "BLOCK_N", "NUM_STAGES", "FUSED_COMBINE")
-# (WMMA_WARPS, WMMA_STAGES, TAIL, CLAIM_TILES, HEADS_FIRST)
-CUDA_PLANS = [(8, 2, False, 0, False), (8, 2, True, 0, False), (8, 2, True, 1, False),
-              (8, 2, True, 2, False), (8, 2, True, 4, False), (8, 2, True, 2, True),
-              (8, 2, True, 1, True), (8, 3, True, 2, False), (4, 3, True, 2, False),
-              (8, 2, False, 0, False), (8, 2, True, 2, False)]
-CUDA_NAMES = ("WMMA_WARPS", "WMMA_STAGES", "TAIL", "CLAIM_TILES", "HEADS_FIRST")
+# (BLOCK_TILES, BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES, TAIL): a pipeline a warp (the first two),
+# then one a block (flash_decode_block.cu)
+CUDA_PLANS = [(False, 4, 128, 3, False), (False, 4, 128, 3, True), (True, 4, 128, 3, False),
+              (True, 4, 128, 3, True), (True, 4, 128, 2, True), (True, 4, 64, 3, True),
+              (True, 4, 64, 4, True), (True, 2, 128, 3, True), (False, 4, 128, 3, False),
+              (True, 4, 128, 3, True)]
+CUDA_NAMES = ("BLOCK_TILES", "BLOCK_WARPS", "BLOCK_BN", "BLOCK_STAGES", "TAIL")
 REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "lab16_attention"
 
 

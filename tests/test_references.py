@@ -133,7 +133,11 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                                        ("WMMA_WARPS=4", "WMMA_BN=32", "P_IN_REGISTERS=False"),
                                        ("CLAIM_TILES=1", "WMMA_STAGES=3", "HEADS_FIRST=True",
                                         "TAIL=True"),
-                                       ("CLAIM_TILES=2", "FUSED_COMBINE=False", "WMMA_WARPS=2")],
+                                       ("CLAIM_TILES=2", "FUSED_COMBINE=False", "WMMA_WARPS=2"),
+                                       ("BLOCK_TILES=True", "TAIL=True"),
+                                       ("BLOCK_TILES=True", "BLOCK_WARPS=2", "BLOCK_BN=64",
+                                        "BLOCK_STAGES=2", "FUSED_COMBINE=False",
+                                        "SPLIT_ALIGN=16")],
                          ids=["attention-cuda-one-tile", "attention-cuda-warps",
                               "attention-triton-ws-natural-order", "attention-triton-ws-64-keys",
                               "flash_decode-3-stages", "flash_decode-small-chunked-combine",
@@ -143,13 +147,16 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
                               "flash_decode-fused-combines-split-inside-tiles",
                               "flash_decode-p-through-shared-memory",
                               "flash_decode-units-taken-in-turn",
-                              "flash_decode-units-taken-in-turn-two-launches"])
+                              "flash_decode-units-taken-in-turn-two-launches",
+                              "flash_decode-one-pipeline-a-block",
+                              "flash_decode-one-pipeline-a-block-two-launches"])
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps and query
     tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles and
     stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its combine
     fused (merging splits in chunks) or not, p through shared memory as where the fragment maps
-    differ, its keys in units that warps take in turn from a count; Triton flash_decode's splits
+    differ, its keys in units that warps take in turn from a count, or one pipeline a block whose warps share
+    each tile; Triton flash_decode's splits
     ending inside a tile, and its combine fused or not; CUDA attention's softmax through quad
     shuffles, which the GPU's fragment map takes, and the CPU backend's only where it emulates that
     map, its rescale lazy or at every move); the checked-in ones run in the test above, the others

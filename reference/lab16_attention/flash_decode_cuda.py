@@ -35,8 +35,10 @@ HERE = Path(__file__).resolve().parent
 # The split pass: the fragment loads (load_fragment), the helpers lab16's WMMA references
 # share, then its kernels: one source, so that a compile cache keyed by the text sees an edit of
 # any.
-WMMA_SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
-    (HERE / "fragments.cuh").read_text() + (HERE / "flash_decode_wmma.cu").read_text()
+SPLIT_SOURCE = (HERE.parent / "common" / "wmma_load.cuh").read_text() + \
+    (HERE / "fragments.cuh").read_text() + (HERE / "flash_decode_split.cuh").read_text()
+WMMA_SOURCE = SPLIT_SOURCE + (HERE / "flash_decode_wmma.cu").read_text()  # a pipeline a warp
+BLOCK_SOURCE = SPLIT_SOURCE + (HERE / "flash_decode_block.cu").read_text()  # one a block
 COMBINE_SOURCE = (HERE / "flash_decode_combine.cu").read_text()
 # Launch constants, read per call (benchmarks/tune_references.py sets them). Swept on an H100
 # (2026-12-06, `TUNE_LABS=lab16 bash scripts/gpu-check.sh tune`).
@@ -84,32 +86,42 @@ P_IN_REGISTERS = True
 TAIL = False
 CLAIM_TILES = 0
 HEADS_FIRST = False
+# BLOCK_TILES: the split pass of flash_decode_block.cu instead, one pipeline a block: its
+# BLOCK_WARPS warps share each BLOCK_BN-key tile (scores split by keys, p . v by output
+# columns, the softmax between through shared memory, three __syncthreads a tile), BLOCK_STAGES
+# tiles in shared memory; no merge of warps at the end. Not yet timed on a GPU.
+BLOCK_TILES = False
+BLOCK_WARPS = 4
+BLOCK_BN = 128
+BLOCK_STAGES = 3
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
 # are not kept.
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
-        "FUSED_COMBINE": (False, True), "CLAIM_TILES": (0, 1, 2)}
+        "FUSED_COMBINE": (False, True), "CLAIM_TILES": (0, 1, 2), "BLOCK_TILES": (False, True),
+        "BLOCK_BN": (64, 128), "BLOCK_STAGES": (2, 3)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
 def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
-                  tail: bool, claim: int, heads_first: bool):
-    """{d: split kernel} of flash_decode_wmma.cu, built for `warps`, `bn`, `stages`, `fused`,
-    the fused combine's `chunk`, `p_in_regs` (P_IN_REGISTERS), `tail` (TAIL), `claim`
-    (CLAIM_TILES) and `heads_first` (HEADS_FIRST)."""
-    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first)
+                  tail: bool, claim: int, heads_first: bool, block: bool):
+    """{d: split kernel} of flash_decode_wmma.cu (or with `block`, flash_decode_block.cu), built
+    for `warps`, `bn`, `stages`, `fused`, the fused combine's `chunk`, `p_in_regs`
+    (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES) and `heads_first` (HEADS_FIRST)."""
+    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first, block)
     if key not in _modules:
-        module = SourceModule(WMMA_SOURCE, no_extern_c=True,
+        module = SourceModule(BLOCK_SOURCE if block else WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
                                        f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
                                        f"-DP_IN_REGISTERS={int(p_in_regs)}",
                                        f"-DTAIL={int(tail)}", f"-DCLAIM={claim}",
                                        f"-DHEADS_FIRST={int(heads_first)}"])
-        _modules[key] = {d: module.get_function(f"flash_decode_wmma_kernel_d{d}")
+        name = "flash_decode_block_kernel_d" if block else "flash_decode_wmma_kernel_d"
+        _modules[key] = {d: module.get_function(f"{name}{d}")
                          for d in (64, 128)}
     return _modules[key]
 
@@ -125,6 +137,13 @@ def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
     row statistics live in it too)."""
     per_warp = stage_bytes(d, bn, stages) + 16 * (max(bn, 32) + PAD_F) * 4
     return 16 * (d + PAD_T) * 2 + warps * per_warp
+
+
+def block_smem_bytes(d: int, bn: int, stages: int) -> int:
+    """flash_decode_block.cu's shared memory: q's 16-row tile, the block's stages of K and V
+    tiles, the scores (float), p (16-bit) and alpha (a 16 x 16 float tile)."""
+    return 16 * (d + PAD_T) * 2 + stage_bytes(d, bn, stages) + 16 * (bn + PAD_F) * 4 + \
+        16 * (bn + PAD_T) * 2 + 16 * (16 + PAD_F) * 4
 
 
 _buffers = shared(__file__, "decode_buffers")
@@ -150,14 +169,21 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
     b, hq, d = q.shape
     hkv, s = k.shape[1], k.shape[2]
     done = _done.get(2 * b * hkv, q.device)  # the fused combine's counts, then CLAIM's
-    _wmma_kernels(WMMA_WARPS, WMMA_BN, WMMA_STAGES, fused, COMBINE_CHUNK,
-                  P_IN_REGISTERS, TAIL, CLAIM_TILES, HEADS_FIRST)[d](
+    if BLOCK_TILES:
+        assert not CLAIM_TILES and not HEADS_FIRST, "BLOCK_TILES: fixed splits, grid (splits, ..)"
+        warps, bn, stages = BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES
+        smem = block_smem_bytes(d, bn, stages)
+    else:
+        warps, bn, stages = WMMA_WARPS, WMMA_BN, WMMA_STAGES
+        smem = wmma_smem_bytes(d, warps, bn, stages)
+    _wmma_kernels(warps, bn, stages, fused, COMBINE_CHUNK, P_IN_REGISTERS, TAIL, CLAIM_TILES,
+                  HEADS_FIRST, BLOCK_TILES)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
         np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),
-        np.uintp(o.data_ptr()), block=(32 * WMMA_WARPS, 1, 1),
+        np.uintp(o.data_ptr()), block=(32 * warps, 1, 1),
         grid=(hkv, part_m.shape[2], b) if HEADS_FIRST else (part_m.shape[2], hkv, b),
-        shared=wmma_smem_bytes(d, WMMA_WARPS, WMMA_BN, WMMA_STAGES))
+        shared=smem)
 
 
 def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor) -> None:

@@ -1,7 +1,8 @@
 // Reference CUDA flash-decoding for lab16's `flash_decode`, bfloat16, on the tensor cores:
-// flash_decode_cuda.py's split pass, WMMA and cp.async only. Compiled after
-// reference/common/wmma_load.cuh (load_fragment) and fragments.cuh (PAD_T, PAD_F, issue_piece,
-// from_float, learn_maps, exp2_approx); the combine pass is flash_decode_combine.cu's.
+// flash_decode_cuda.py's split pass, WMMA and cp.async only, a pipeline a warp. Compiled after
+// reference/common/wmma_load.cuh (load_fragment), fragments.cuh (PAD_T, PAD_F, issue_piece,
+// from_float, learn_maps, exp2_approx) and flash_decode_split.cuh (WARPS, BN, STAGES, FUSED,
+// TAIL; last_of_head, combine_head); the combine pass is flash_decode_combine.cu's.
 //
 // Split pass: one block of WARPS warps per (split, KV head, sequence), grid (splits, hkv, b).
 // The group's G query heads are one 16 x D matrix_a
@@ -42,29 +43,6 @@
 // Traffic: k and v once; q once per split (from L2 after the first); the partials, b hq splits
 // (D + 2) floats, written and read once. Target (lab.toml): 0.85 of the copy roof at the perf
 // shapes; measured figures in flash_decode_cuda.py.
-#include <cuda_bf16.h>
-#include <cuda_pipeline.h>
-#include <mma.h>
-using namespace nvcuda;
-
-#ifndef WARPS
-#define WARPS 4   // warps per split-pass block (flash_decode_cuda.py passes -DWARPS=)
-#endif
-#ifndef BN
-#define BN 32     // keys per K/V tile (-DBN=): a multiple of 16
-#endif
-#ifndef STAGES
-#define STAGES 3  // K/V tiles per warp in shared memory, STAGES - 1 in flight (-DSTAGES=)
-#endif
-#ifndef FUSED
-#define FUSED 0   // 1: the last block of a KV head combines its splits (-DFUSED=)
-#endif
-#ifndef CHUNK
-#define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
-#endif
-#ifndef TAIL
-#define TAIL 0  // 1: the merge and fused combine's shorter tail (flash_decode_cuda.py's TAIL)
-#endif
 #ifndef CLAIM
 #define CLAIM 0  // > 0: the warps of a KV head take its keys in units of CLAIM tiles, in turn
 #endif
@@ -74,9 +52,6 @@ using namespace nvcuda;
 #ifndef P_IN_REGISTERS
 #define P_IN_REGISTERS 1  // 0: p always through shared memory, as where the maps differ
 #endif
-#define THREADS (WARPS * 32)
-
-using bf16 = __nv_bfloat16;
 
 // This warp's cp.async copies of keys n0 .. n0 + BN - 1 of a KV head (k_head, v_head: its first
 // row) into one stage's K and V tiles, zeros past stop; one commit group, empty where the warp
@@ -458,20 +433,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     }
 #endif
 #if FUSED || CLAIM
-    // The KV head's last block to finish combines its splits, as flash_decode_combine.cu does,
-    // with no second launch: each block counts itself done in done[kv_head] after its partials
-    // are visible (the fence), and the one that counts last (the count's old value splits - 1)
-    // reads every split's partials through L2 (__ldcg), then resets the count for the next call.
-    // It runs after the last split, so its L2 round trips are the call's tail: the count, then
-    // one per CHUNK splits, each split's max, sum and partial output loaded together (an
-    // online merge, chunk by chunk); the reset is stored last, so that no fence waits on it.
-    __shared__ bool last;
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        last = atomicAdd(&done[kv_head], 1u) == splits - 1;
-    __syncthreads();
-    if (!last)
+    if (!last_of_head(&done[kv_head], splits))
         return;
 #if CLAIM  // every block's warps have had their last claim: the head's count of units to 0
     if (threadIdx.x == 0)
@@ -479,55 +441,7 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
 #endif
 #endif
 #if FUSED
-    __threadfence();
-    const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
-    // PER elements a thread at once (i, i + THREADS, ...): their loads in one round trip.
-    constexpr int PER = TAIL ? 2 : 1;
-    for (int i0 = threadIdx.x; i0 < group * D; i0 += PER * THREADS) {
-        float m[PER], sum_l[PER], sum_o[PER];
-#pragma unroll
-        for (int h = 0; h < PER; ++h) {
-            m[h] = -INFINITY;
-            sum_l[h] = sum_o[h] = 0.0f;
-        }
-        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[PER][CHUNK], xl[PER][CHUNK], x[PER][CHUNK];
-#pragma unroll
-            for (int h = 0; h < PER; ++h) {
-                const int i = min(i0 + h * THREADS, group * D - 1), g = i / D, col = i % D;
-                const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
-                const float *po = part_o + (first + (long long)g * splits) * D + col;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const bool in = t0 + u < splits;
-                    xm[h][u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
-                    xl[h][u] = in ? __ldcg(pl + t0 + u) : 0.0f;
-                    x[h][u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
-                }
-            }
-#pragma unroll
-            for (int h = 0; h < PER; ++h) {
-                float m_new = m[h];  // finite from the first chunk on: split 0 has keys
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[h][u]);
-                const float alpha = exp2f(m[h] - m_new);  // 0 at the first chunk
-                sum_l[h] *= alpha;
-                sum_o[h] *= alpha;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const float w = exp2f(xm[h][u] - m_new);  // 0 past the last split
-                    sum_l[h] += w * xl[h][u];
-                    sum_o[h] += w * x[h][u];
-                }
-                m[h] = m_new;
-            }
-        }
-#pragma unroll
-        for (int h = 0; h < PER; ++h)
-            if (i0 + h * THREADS < group * D)
-                o[(long long)kv_head * group * D + i0 + h * THREADS] =
-                    __float2bfloat16_rn(sum_o[h] / sum_l[h]);
-    }
+    combine_head<D>(part_o, part_m, part_l, o, kv_head, group, splits);
 #endif
 #if FUSED || CLAIM
     if (threadIdx.x == 0)
