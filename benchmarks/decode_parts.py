@@ -28,12 +28,11 @@ ROUNDS = 25
 # (NUM_WARPS, PROGRAMS_PER_SM, BLOCK_N, NUM_STAGES, FUSED_COMBINE)
 PLANS = [(4, 1, 128, 3, True), (2, 2, 128, 2, False), (4, 1, 128, 3, True)]
 NAMES = ("NUM_WARPS", "PROGRAMS_PER_SM", "BLOCK_N", "NUM_STAGES", "FUSED_COMBINE")
-# (BLOCK_TILES, BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES, TAIL): a pipeline a warp (the first two),
-# then one a block (flash_decode_block.cu)
-CUDA_PLANS = [(False, 4, 128, 3, False), (False, 4, 128, 3, True), (True, 4, 128, 3, False),
-              (True, 4, 128, 3, True), (True, 4, 128, 2, True), (True, 4, 64, 3, True),
-              (True, 4, 64, 4, True), (True, 2, 128, 3, True), (False, 4, 128, 3, False),
-              (True, 4, 128, 3, True)]
+# (BLOCK_TILES, BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES, TAIL): a pipeline a warp (the first), then
+# one a block (flash_decode_block.cu)
+CUDA_PLANS = [(False, 4, 128, 3, False), (True, 4, 128, 3, True), (True, 4, 128, 3, False),
+              (True, 4, 64, 4, True), (True, 4, 64, 3, True), (True, 4, 128, 2, True),
+              (True, 2, 128, 3, True), (False, 4, 128, 3, False), (True, 4, 128, 3, True)]
 CUDA_NAMES = ("BLOCK_TILES", "BLOCK_WARPS", "BLOCK_BN", "BLOCK_STAGES", "TAIL")
 REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "lab16_attention"
 

@@ -83,16 +83,16 @@ P_IN_REGISTERS = True
 #   per head (CLAIM), so that warps on SMs served faster take more; 0: fixed splits.
 # - HEADS_FIRST: the grid (hkv, splits, b), a KV head's blocks apart in launch order (for
 #   CLAIM's counts per head), or (splits, hkv, b).
-TAIL = False
+TAIL = True
 CLAIM_TILES = 0
 HEADS_FIRST = False
 # BLOCK_TILES: the split pass of flash_decode_block.cu instead, one pipeline a block: its
 # BLOCK_WARPS warps share each BLOCK_BN-key tile (scores split by keys, p . v by output
 # columns, the softmax between through shared memory, three __syncthreads a tile), BLOCK_STAGES
 # tiles in shared memory; no merge of warps at the end. Not yet timed on a GPU.
-BLOCK_TILES = False
+BLOCK_TILES = True
 BLOCK_WARPS = 4
-BLOCK_BN = 128
+BLOCK_BN = 64
 BLOCK_STAGES = 3
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
@@ -141,8 +141,9 @@ def wmma_smem_bytes(d: int, warps: int, bn: int, stages: int) -> int:
 
 def block_smem_bytes(d: int, bn: int, stages: int) -> int:
     """flash_decode_block.cu's shared memory: q's 16-row tile, the block's stages of K and V
-    tiles, the scores (float), p (16-bit) and alpha (a 16 x 16 float tile)."""
-    return 16 * (d + PAD_T) * 2 + stage_bytes(d, bn, stages) + 16 * (bn + PAD_F) * 4 + \
+    tiles (unpadded, swizzled), the scores (float), p (16-bit) and alpha (a 16 x 16 float
+    tile)."""
+    return 16 * (d + PAD_T) * 2 + stages * 2 * bn * d * 2 + 16 * (bn + PAD_F) * 4 + \
         16 * (bn + PAD_T) * 2 + 16 * (16 + PAD_F) * 4
 
 
