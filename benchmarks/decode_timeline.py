@@ -1,6 +1,7 @@
 """When each block of lab16's CUDA flash-decoding reference starts, has its first K/V tile,
 ends its loop, has merged its warps and (the last block of each KV head) has combined the
-splits, at b = 1, s = 32768 (benchmarks/decode_parts.py's shape), at the reference's constants.
+splits, at b = 1, s = 32768 (benchmarks/decode_parts.py's shape), at the reference's constants
+and its split pass with a pipeline a warp (BLOCK_TILES off: flash_decode_wmma.cu).
 
     python -m benchmarks.decode_timeline          # on a GPU; prints the spread of each stamp
     python -m benchmarks.decode_timeline CLAIM_TILES=2   # with launcher constants set
@@ -70,6 +71,7 @@ def main() -> int:
     import pycuda.driver as drv
 
     ref = reference("flash_decode_cuda")
+    ref.BLOCK_TILES = False  # the stamps have their places in flash_decode_wmma.cu's text
     for arg in sys.argv[1:]:
         name, value = arg.split("=", 1)
         assert hasattr(ref, name), f"flash_decode_cuda has no constant {name}"

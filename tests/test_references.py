@@ -157,10 +157,10 @@ def test_reference_matches_the_oracle_on_the_gpu(lab_id):
 def test_each_design_lab16s_sweep_can_pick_matches_the_oracle_on_the_cpu(overrides):
     """lab16's references have designs their sweep chooses among (CUDA attention's warps and query
     tiles a warp; Triton attention's D64_WS, D128_WS, the warp-specialized kernel's tiles and
-    stages, and HEAVY_FIRST; CUDA flash_decode's warps, tiles, stages and splits, and its combine
-    fused (merging splits in chunks) or not, p through shared memory as where the fragment maps
-    differ, its keys in units that warps take in turn from a count, or one pipeline a block whose warps share
-    each tile; Triton flash_decode's splits
+    stages, and HEAVY_FIRST; CUDA flash_decode's split pass, a pipeline a warp (its warps, tiles,
+    stages and splits, p through shared memory as where the fragment maps differ, its keys in
+    units that warps take in turn from a count) or one a block (its warps sharing each swizzled
+    tile), and its combine fused (merging splits in chunks) or not; Triton flash_decode's splits
     ending inside a tile, and its combine fused or not; CUDA attention's softmax through quad
     shuffles, which the GPU's fragment map takes, and the CPU backend's only where it emulates that
     map, its rescale lazy or at every move); the checked-in ones run in the test above, the others

@@ -118,8 +118,8 @@ __device__ __forceinline__ void load_b(wmma::fragment<wmma::matrix_b, 16, 16, 16
                                        const bf16 *tile, int row0, int col0, const int (&at)[8])
 {
 #if defined(__CUDA_ARCH__)
-    const unsigned a =
-        static_cast<unsigned>(__cvta_generic_to_shared(tile + swizzled<D>(row0 + at[0], col0 + at[1])));
+    const bf16 *row = tile + swizzled<D>(row0 + at[0], col0 + at[1]);  // this lane's
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(row));
     unsigned *x = reinterpret_cast<unsigned *>(&f);  // the fragment's 4 registers
     if (TRANS)
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"

@@ -94,6 +94,10 @@ BLOCK_TILES = True
 BLOCK_WARPS = 4
 BLOCK_BN = 64
 BLOCK_STAGES = 3
+# The count that finds each KV head's last block (FUSED_COMBINE): an acquire-release atomic at
+# GPU scope after a barrier, as Triton's atomic_add(sem="acq_rel") is, or fences around a relaxed
+# one (flash_decode_split.cuh's ACQ_REL).
+COUNT_ACQ_REL = True
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
 # against 2348 / 2607 / 2792 without (an H100, 2026-12-07, the sweep at the perf shapes), and
@@ -108,18 +112,20 @@ _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "
 
 
 def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
-                  tail: bool, claim: int, heads_first: bool, block: bool):
+                  tail: bool, claim: int, heads_first: bool, block: bool, acq_rel: bool):
     """{d: split kernel} of flash_decode_wmma.cu (or with `block`, flash_decode_block.cu), built
     for `warps`, `bn`, `stages`, `fused`, the fused combine's `chunk`, `p_in_regs`
     (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES) and `heads_first` (HEADS_FIRST)."""
-    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first, block)
+    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first, block,
+           acq_rel)
     if key not in _modules:
         module = SourceModule(BLOCK_SOURCE if block else WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
                                        f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
                                        f"-DP_IN_REGISTERS={int(p_in_regs)}",
                                        f"-DTAIL={int(tail)}", f"-DCLAIM={claim}",
-                                       f"-DHEADS_FIRST={int(heads_first)}"])
+                                       f"-DHEADS_FIRST={int(heads_first)}",
+                                       f"-DACQ_REL={int(acq_rel)}"])
         name = "flash_decode_block_kernel_d" if block else "flash_decode_wmma_kernel_d"
         _modules[key] = {d: module.get_function(f"{name}{d}")
                          for d in (64, 128)}
@@ -178,7 +184,7 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
         warps, bn, stages = WMMA_WARPS, WMMA_BN, WMMA_STAGES
         smem = wmma_smem_bytes(d, warps, bn, stages)
     _wmma_kernels(warps, bn, stages, fused, COMBINE_CHUNK, P_IN_REGISTERS, TAIL, CLAIM_TILES,
-                  HEADS_FIRST, BLOCK_TILES)[d](
+                  HEADS_FIRST, BLOCK_TILES, COUNT_ACQ_REL)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
         np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),

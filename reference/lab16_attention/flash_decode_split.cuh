@@ -25,6 +25,9 @@ using namespace nvcuda;
 #ifndef TAIL
 #define TAIL 0  // 1: the merge and fused combine's shorter tail (flash_decode_cuda.py's TAIL)
 #endif
+#ifndef ACQ_REL
+#define ACQ_REL 0  // 1: the count an acquire-release atomic, no fences (last_of_head)
+#endif
 #define THREADS (WARPS * 32)
 
 using bf16 = __nv_bfloat16;
@@ -32,15 +35,32 @@ using bf16 = __nv_bfloat16;
 // Whether this block is the last of its KV head to finish (FUSED, CLAIM): each block counts
 // itself in `count` after its partials are visible (the fence), and the one that counts last
 // (the count's old value splits - 1) goes on to combine the head's splits, then resets the
-// count for the next call. Uniform across the block.
+// count for the next call. Uniform across the block. With ACQ_REL (on a GPU) no fence: thread 0
+// takes the count by an acquire-release atomic at GPU scope after a barrier, the release
+// cumulative over the block's partials (ordered before it by the barrier), the acquire ordering
+// the other blocks' before this block's reads (after the next barrier); else every thread
+// fences before the count, and the last block again after it.
 __device__ __forceinline__ bool last_of_head(unsigned *count, int splits)
 {
     __shared__ bool last;
+#if ACQ_REL && defined(__CUDA_ARCH__)
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                     : "=r"(old) : "l"(count) : "memory");
+        last = old == (unsigned)splits - 1;
+    }
+    __syncthreads();
+#else
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0)
         last = atomicAdd(count, 1u) == (unsigned)splits - 1;
     __syncthreads();
+    if (last)
+        __threadfence();
+#endif
     return last;
 }
 
@@ -56,7 +76,6 @@ __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                                              bf16 *__restrict__ o, int kv_head, int group,
                                              int splits)
 {
-    __threadfence();
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
     // PER elements a thread at once (i, i + THREADS, ...): their loads in one round trip.
     constexpr int PER = TAIL ? 2 : 1;
