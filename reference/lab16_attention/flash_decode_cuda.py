@@ -1,25 +1,31 @@
 """Reference CUDA flash-decoding launcher: the perf bar of lab16's `flash_decode` (hidden from
-students). The split pass (flash_decode_wmma.cu) puts q . k^T and p . v on the tensor cores
-(WMMA): the group's query heads padded to one 16-row operand, each warp of a block streaming
-its own BN-key tiles of the split through shared memory with cp.async, WMMA_STAGES deep, the
-warps merged exactly at the end into float32 partials; then one combine block per query head
-(flash_decode_combine.cu), or the last block of each KV head (FUSED_COMBINE).
+students). The split pass puts q . k^T and p . v on the tensor cores (WMMA), the group's query
+heads padded to one 16-row operand, in one of two designs:
+- BLOCK_TILES (checked in, flash_decode_block.cu): one cp.async pipeline a block, its warps
+  sharing each BLOCK_BN-key K/V tile (scores split by keys, p . v by output columns, the softmax
+  between through shared memory), the tiles unpadded and swizzled, their fragments loaded by
+  ldmatrix;
+- else (flash_decode_wmma.cu): a pipeline a warp, each warp streaming its own WMMA_BN-key tiles
+  (rows padded), the warps merged exactly at the end;
+then one combine block per query head (flash_decode_combine.cu), or the last block of each KV
+head (FUSED_COMBINE).
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
-On an H100 (2026-12-07, roof 3114 GB/s, `TUNE_LABS=lab16 TUNE_ARGS=--no-sweep bash
-scripts/gpu-check.sh tune`): 2570 / 2811 / 3039 GB/s (83 / 90 / 98% of the roof) at b 1
-s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB), where the split pass alone reaches
-87-88% and the fused combine costs about 3 of the 52 microseconds (`python -m
-benchmarks.decode_parts`), and where 128 blocks (16 splits of each of 8 KV heads) leave 4 of
-132 SMs idle. There the blocks' loops end 32-46 microseconds after the start, the same bytes
-each, and the last block's merge and combine take 3-4 more (`python -m
-benchmarks.decode_timeline`). Fewer warps with deeper pipelines, 3 stages of 8 warps, 2 blocks
-an SM and tiles taken in turn all lost there (docs/perf-labs13-16.md). Three designs for that
-row are in the tree, run on the CPU by design tests, not yet timed on a GPU: TAIL, CLAIM_TILES
-(units of tiles taken in turn, each claimed a unit ahead) and HEADS_FIRST (below). On
-2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a
-key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
-not memory.
+On an H100 (2026-12-07, roof 3112 GB/s, `TUNE_LABS=lab16 TUNE_ARGS="--only
+flash_decode_cuda.COUNT_ACQ_REL+BLOCK_BN+BLOCK_STAGES=True/64/3,False/64/3,True/64/4" bash
+scripts/gpu-check.sh tune`, which chose the constants below): 2609 / 2903 / 3115 GB/s (84 / 93
+/ 100% of the roof) at b 1 s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB). The
+pipeline a warp ran 2570 / 2811 / 3039 on that machine the day before. Its padded rows made
+the copies take each 128-byte line in pieces: Nsight Compute counted 3.6 M L2 read requests
+for the split pass at b 1 (8.4 M sectors, 34% of them read twice) against 1.6 M (6.3 M) for
+Triton's and for the swizzled tiles (`python -m benchmarks.decode_split_pass` under ncu). On
+another H100 (roof 3069, `python -m benchmarks.decode_parts`) the swizzled split pass alone
+reached 89-90% at b 1, Triton's 90%; the call 83-84% against Triton's 86%: the fused combine
+there costs about 3.5 of the 52 microseconds, Triton's 2. Designs that lost at b 1 are in
+docs/perf-labs13-16.md (fewer warps with deeper pipelines, 2 blocks an SM, tiles taken in
+turn: CLAIM_TILES, HEADS_FIRST below). On 2026-12-06 (roof 3065 GB/s) a split pass on the CUDA
+cores (lanes in groups of d / 8 reading a key's row, the scores summed by shuffles) ran 2177 /
+2256 / 2546, bound by instruction issue, not memory.
 """
 
 import math
@@ -74,29 +80,36 @@ COMBINE_CHUNK = 16
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
 P_IN_REGISTERS = True
-# Three designs aimed at b = 1, each a design test on the CPU, none yet timed on a GPU (the
-# constants below are those the last tune run measured; docs/perf-labs13-16.md has the calls
-# that compare them):
-# - TAIL (flash_decode_wmma.cu's): the warps' merge weighs each row's warps once, then merges
-#   every element; the fused combine takes two elements a thread, their loads in one round trip.
-# - CLAIM_TILES > 0: a KV head's warps take its keys in units of CLAIM_TILES tiles from a count
-#   per head (CLAIM), so that warps on SMs served faster take more; 0: fixed splits.
-# - HEADS_FIRST: the grid (hkv, splits, b), a KV head's blocks apart in launch order (for
-#   CLAIM's counts per head), or (splits, hkv, b).
+# Designs aimed at b = 1 (docs/perf-labs13-16.md has the runs that compared them; each is a
+# design test on the CPU):
+# - TAIL: the fused combine takes two elements a thread, their loads in one round trip (and in
+#   flash_decode_wmma.cu the warps' merge weighs each row's warps once, then merges every
+#   element). On an H100 (2026-12-07, roof 3068, decode_parts at b 1): 2494 GB/s with it, 2464
+#   without, in the pipeline a warp.
+# - CLAIM_TILES > 0 (pipeline a warp only): a KV head's warps take its keys in units of
+#   CLAIM_TILES tiles from a count per head (CLAIM), so that warps on SMs served faster take
+#   more; 0: fixed splits. There: 2389 / 2477 / 2422 at 1 / 2 / 4 tiles a unit.
+# - HEADS_FIRST (pipeline a warp only): the grid (hkv, splits, b), a KV head's blocks apart in
+#   launch order (for CLAIM's counts per head), or (splits, hkv, b). There: 2453 with 2 tiles.
 TAIL = True
 CLAIM_TILES = 0
 HEADS_FIRST = False
-# BLOCK_TILES: the split pass of flash_decode_block.cu instead, one pipeline a block: its
-# BLOCK_WARPS warps share each BLOCK_BN-key tile (scores split by keys, p . v by output
-# columns, the softmax between through shared memory, three __syncthreads a tile), BLOCK_STAGES
-# tiles in shared memory; no merge of warps at the end. Not yet timed on a GPU.
+# BLOCK_TILES: the split pass of flash_decode_block.cu, one pipeline a block: its BLOCK_WARPS
+# warps share each BLOCK_BN-key tile (scores split by keys, p . v by output columns, the softmax
+# between through shared memory, three __syncthreads a tile), BLOCK_STAGES tiles in shared
+# memory, swizzled; no merge of warps at the end. On an H100 (2026-12-07, roof 3069,
+# decode_parts at b 1, call / split pass alone, GB/s): 2581 / 2774 at 64 keys and 3 stages,
+# 2564 / 2765 at 4 stages, 2554 / 2725 at 128 keys and 3, 2568 / 2709 at 2, 2413 / 2683 with 2
+# warps; the pipeline a warp 2475-2479 / 2594-2600. Before the swizzle (rows padded by 16
+# bytes) the block design ran 2398-2402 / 2570-2586 at 128 keys.
 BLOCK_TILES = True
 BLOCK_WARPS = 4
 BLOCK_BN = 64
 BLOCK_STAGES = 3
 # The count that finds each KV head's last block (FUSED_COMBINE): an acquire-release atomic at
 # GPU scope after a barrier, as Triton's atomic_add(sem="acq_rel") is, or fences around a relaxed
-# one (flash_decode_split.cuh's ACQ_REL).
+# one (flash_decode_split.cuh's ACQ_REL). In the sweep of the run above (mean over the three
+# perf shapes): 2877 GB/s with it, 2857 without.
 COUNT_ACQ_REL = True
 # Each tile's row statistics go through the exchange tile. The split pass is bound by memory,
 # not issue: attention's quad shuffles (attention.cu's QUAD) ran 2231 / 2660 / 2802 GB/s here
@@ -105,7 +118,7 @@ COUNT_ACQ_REL = True
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
         "FUSED_COMBINE": (False, True), "CLAIM_TILES": (0, 1, 2), "BLOCK_TILES": (False, True),
-        "BLOCK_BN": (64, 128), "BLOCK_STAGES": (2, 3)}
+        "BLOCK_BN": (64, 128), "BLOCK_STAGES": (2, 3, 4), "COUNT_ACQ_REL": (False, True)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
