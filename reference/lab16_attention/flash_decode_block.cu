@@ -133,9 +133,9 @@ __device__ __forceinline__ void load_b(wmma::fragment<wmma::matrix_b, 16, 16, 16
 }
 
 // Shared memory (dynamic, flash_decode_cuda.py's block_smem_bytes): q's 16 x (D + PAD_T) tile;
-// STAGES x {K, V} tiles of BN x (D + PAD_T); the scores, 16 x (BN + PAD_F) floats; p, 16 x
-// (BN + PAD_T) bfloat16; alpha, 16 x (16 + PAD_F) floats. After the loop the partial output,
-// 16 x (D + PAD_F) floats, in the stage tiles.
+// STAGES x {K, V} tiles of BN x D, swizzled; the scores, 16 x (BN + PAD_F) floats (each warp's
+// scratch tile for learn_b before the loop); p, 16 x (BN + PAD_T) bfloat16; alpha, 16 x (16 +
+// PAD_F) floats. After the loop the partial output, 16 x (D + PAD_F) floats, in the stage tiles.
 template <int D>
 __device__ __forceinline__ void flash_decode_block_split(const bf16 *__restrict__ q,
                                                          const bf16 *__restrict__ k,
@@ -171,10 +171,8 @@ __device__ __forceinline__ void flash_decode_block_split(const bf16 *__restrict_
     const int split = blockIdx.x, splits = gridDim.x;
     const int kv_head = blockIdx.z * gridDim.y + blockIdx.y;
     const long long head = (long long)kv_head * s * D;  // the KV head's first row, k and v
-    // The split's keys, as flash_decode_wmma.cu deals them: s in units of `unit` keys.
-    const long long units = (s + unit - 1) / unit;
-    const int start = (int)(split * units / splits) * unit;
-    const int stop = min((int)((split + 1) * units / splits) * unit, s);
+    const int start = split_start(split, splits, s, unit);  // the split's keys
+    const int stop = split_start(split + 1, splits, s, unit);
     const int tiles = (stop - start + BN - 1) / BN;  // tile j at start + j BN
 
     for (int p = threadIdx.x; p < 16 * D / 8; p += THREADS)

@@ -32,6 +32,15 @@ using namespace nvcuda;
 
 using bf16 = __nv_bfloat16;
 
+// The first key of split `split` of `splits` (stop: the first key past it): s in units of `unit`
+// keys, dealt out evenly (no two splits' sizes more than a unit apart, none empty: the launcher
+// plans at most as many splits as units).
+__device__ __forceinline__ int split_start(int split, int splits, int s, int unit)
+{
+    const long long units = (s + unit - 1) / unit;
+    return min((int)(split * units / splits) * unit, s);
+}
+
 // Whether this block is the last of its KV head to finish (FUSED, CLAIM): each block counts
 // itself in `count` after its partials are visible (the fence), and the one that counts last
 // (the count's old value splits - 1) goes on to combine the head's splits, then resets the

@@ -167,11 +167,8 @@ __device__ __forceinline__ void flash_decode_wmma_split(const bf16 *__restrict__
     Claims claims(done + heads + kv_head, s, split * WARPS + warp, splits * WARPS);
     int ring = -1;  // lane st: the first key of the tile in stage st, -1 for none
 #else
-    // The splits: s in units of `unit` keys, dealt out evenly (no two splits' sizes more than a
-    // unit apart, none empty: the launcher plans at most as many splits as units).
-    const long long units = (s + unit - 1) / unit;
-    const int start = (int)(split * units / splits) * unit;
-    const int stop = min((int)((split + 1) * units / splits) * unit, s);
+    const int start = split_start(split, splits, s, unit);  // the split's keys
+    const int stop = split_start(split + 1, splits, s, unit);
     const int tiles = (stop - start + BN - 1) / BN;  // the split's; tile i at start + i BN
     const int mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0;  // i = warp + j WARPS
 #endif
