@@ -4,10 +4,11 @@ Nsight Compute, which times a kernel alone and counts its memory traffic.
 
     ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,lts__t_requests_op_read.sum,\
 lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct -k regex:flash_decode \
-        --launch-skip 2 --launch-count 1 \
-        python -m benchmarks.decode_split_pass "flash_decode_cuda:BLOCK_TILES=False"
+        python -m benchmarks.decode_split_pass flash_decode_triton \
+        "flash_decode_cuda:BLOCK_TILES=False" flash_decode_cuda
 
 Each argument is a reference module, then after ':' its constants, NAME=VALUE joined by ';'.
+`bash scripts/gpu-check.sh probes` runs that line.
 """
 
 import ast

@@ -50,7 +50,8 @@
 #                reaches at flash_decode's sizes (benchmarks/read_sizes.py); each
 #                flash_decode reference's call and its split pass alone at b = 1, plan by
 #                plan (benchmarks/decode_parts.py); when each block of the CUDA one starts,
-#                ends its loop and combines (benchmarks/decode_timeline.py)
+#                ends its loop and combines (benchmarks/decode_timeline.py); each split pass's
+#                time and L2 traffic under Nsight Compute (benchmarks/decode_split_pass.py)
 #        patterns  memory patterns for a 16-bit relu against torch's kernel (lab03's target),
 #                table and plot (benchmarks/memory_patterns.py)
 set -uo pipefail
@@ -126,6 +127,11 @@ has() { [[ " $steps " == *" $1 "* ]]; }
   has probes && run read-sizes 120 python3 -m benchmarks.read_sizes
   has probes && run decode-parts 240 python3 -m benchmarks.decode_parts
   has probes && run decode-timeline 120 python3 -m benchmarks.decode_timeline
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)  # where the CUDA toolkit puts it
+  has probes && run decode-split-pass 180 "$ncu" --metrics gpu__time_duration.sum,dram__bytes_read.sum,\
+lts__t_requests_op_read.sum,lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct \
+    -k regex:flash_decode python3 -m benchmarks.decode_split_pass \
+    flash_decode_triton "flash_decode_cuda:BLOCK_TILES=False" flash_decode_cuda
   has patterns && run patterns 300 python3 benchmarks/memory_patterns.py --out "$OUT"
   echo
   if [ ${#failed[@]} = 0 ]; then echo "gpu-check: every step passed"; else echo "gpu-check: FAILED: ${failed[*]}"; fi
