@@ -191,6 +191,8 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
     done = _done.get(2 * b * hkv, q.device)  # the fused combine's counts, then CLAIM's
     if BLOCK_TILES:
         assert not CLAIM_TILES and not HEADS_FIRST, "BLOCK_TILES: fixed splits, grid (splits, ..)"
+        assert 64 // BLOCK_WARPS >= 16 and BLOCK_BN // BLOCK_WARPS >= 16, \
+            f"BLOCK_WARPS {BLOCK_WARPS}, BLOCK_BN {BLOCK_BN}: 16 keys and 16 columns (d 64) a warp"
         warps, bn, stages = BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES
         smem = block_smem_bytes(d, bn, stages)
     else:
