@@ -59,12 +59,11 @@ __device__ __forceinline__ void issue_block_tile(bf16 *tile_k, bf16 *tile_v,
             __pipeline_memcpy_async(tile_v + to, v_head + from + i * ROWS * D, 16);
         }
     } else if (tile) {
-        for (int p = threadIdx.x; p < BN * D / 8; p += THREADS) {  // as issue_piece
-            const int r = p / (D / 8), c = p % (D / 8) * 8;
-            const bool inside = n0 + r < stop;
-            const long long at = inside ? (long long)(n0 + r) * D + c : 0;
-            __pipeline_memcpy_async(tile_k + swizzled<D>(r, c), k_head + at, 16, inside ? 0 : 16);
-            __pipeline_memcpy_async(tile_v + swizzled<D>(r, c), v_head + at, 16, inside ? 0 : 16);
+        for (int p = threadIdx.x; p < BN * D / 8; p += THREADS) {
+            issue_piece_at<bf16, D>([tile_k](int r, int c) { return tile_k + swizzled<D>(r, c); },
+                                    k_head, n0, stop, p);
+            issue_piece_at<bf16, D>([tile_v](int r, int c) { return tile_v + swizzled<D>(r, c); },
+                                    v_head, n0, stop, p);
         }
     }
     __pipeline_commit();

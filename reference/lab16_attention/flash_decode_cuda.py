@@ -15,17 +15,18 @@ On an H100 (2026-12-07, roof 3112 GB/s, `TUNE_LABS=lab16 TUNE_ARGS="--only
 flash_decode_cuda.COUNT_ACQ_REL+BLOCK_BN+BLOCK_STAGES=True/64/3,False/64/3,True/64/4" bash
 scripts/gpu-check.sh tune`, which chose the constants below): 2609 / 2903 / 3115 GB/s (84 / 93
 / 100% of the roof) at b 1 s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB). The
-pipeline a warp ran 2570 / 2811 / 3039 on that machine the day before. Its padded rows made
-the copies take each 128-byte line in pieces: Nsight Compute counted 3.6 M L2 read requests
-for the split pass at b 1 (8.4 M sectors, 34% of them read twice) against 1.6 M (6.3 M) for
-Triton's and for the swizzled tiles (`python -m benchmarks.decode_split_pass` under ncu). On
-another H100 (roof 3069, `python -m benchmarks.decode_parts`) the swizzled split pass alone
-reached 89-90% at b 1, Triton's 90%; the call 83-84% against Triton's 86%: the fused combine
-there costs about 3.5 of the 52 microseconds, Triton's 2. Designs that lost at b 1 are in
-docs/perf-labs13-16.md (fewer warps with deeper pipelines, 2 blocks an SM, tiles taken in
-turn: CLAIM_TILES, HEADS_FIRST below). On 2026-12-06 (roof 3065 GB/s) a split pass on the CUDA
-cores (lanes in groups of d / 8 reading a key's row, the scores summed by shuffles) ran 2177 /
-2256 / 2546, bound by instruction issue, not memory.
+pipeline a warp (BLOCK_TILES False) ran 2570 / 2811 / 3039 on that machine (2026-12-07,
+`TUNE_ARGS=--no-sweep`). Its padded rows make the copies take each 128-byte line in pieces:
+Nsight Compute counted 3.6 M L2 read requests for the split pass at b 1 (8.4 M sectors, 34% of
+them read twice) against 1.6 M (6.3 M) for Triton's and for the swizzled tiles (`python -m
+benchmarks.decode_split_pass` under ncu). On another H100 (roof 3069, `python -m
+benchmarks.decode_parts`) the swizzled split pass alone reached 89-90% at b 1, Triton's 90%;
+the call 83-84% against Triton's 86%: the fused combine there costs about 3.5 of the 52
+microseconds, Triton's 2. Designs that lost at b 1 are in docs/perf-labs13-16.md (fewer warps
+with deeper pipelines, 2 blocks an SM, tiles taken in turn: CLAIM_TILES, HEADS_FIRST below). On
+2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a
+key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
+not memory.
 """
 
 import math
@@ -100,8 +101,8 @@ HEADS_FIRST = False
 # memory, swizzled; no merge of warps at the end. On an H100 (2026-12-07, roof 3069,
 # decode_parts at b 1, call / split pass alone, GB/s): 2581 / 2774 at 64 keys and 3 stages,
 # 2564 / 2765 at 4 stages, 2554 / 2725 at 128 keys and 3, 2568 / 2709 at 2, 2413 / 2683 with 2
-# warps; the pipeline a warp 2475-2479 / 2594-2600. Before the swizzle (rows padded by 16
-# bytes) the block design ran 2398-2402 / 2570-2586 at 128 keys.
+# warps; the pipeline a warp 2475-2479 / 2594-2600. With rows padded by 16 bytes instead of
+# swizzled, the block design ran 2398-2402 / 2570-2586 at 128 keys.
 BLOCK_TILES = True
 BLOCK_WARPS = 4
 BLOCK_BN = 64
@@ -128,7 +129,8 @@ def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_i
                   tail: bool, claim: int, heads_first: bool, block: bool, acq_rel: bool):
     """{d: split kernel} of flash_decode_wmma.cu (or with `block`, flash_decode_block.cu), built
     for `warps`, `bn`, `stages`, `fused`, the fused combine's `chunk`, `p_in_regs`
-    (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES) and `heads_first` (HEADS_FIRST)."""
+    (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES), `heads_first` (HEADS_FIRST) and
+    `acq_rel` (COUNT_ACQ_REL)."""
     key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first, block,
            acq_rel)
     if key not in _modules:

@@ -16,16 +16,25 @@
 #define PAD_T 8   // 16-bit elements (16 bytes) added to each row of a shared K, V or P tile
 #define PAD_F 4   // floats (16 bytes) added to each row of a shared float tile
 
-// Piece p (16 bytes) of rows row0 .. of a head (s x D) into tile by cp.async, zero-filled past
-// row s (a copy of 0 bytes that fills 16; its source is never read).
+// Piece p (16 bytes) of rows row0 .. of a head (s x D) by cp.async to at(r, c), the place of
+// row r, column c of a shared tile, zero-filled past row s (a copy of 0 bytes that fills 16;
+// its source is never read).
+template <typename T, int D, class At>
+__device__ __forceinline__ void issue_piece_at(At at, const T *__restrict__ head, int row0, int s,
+                                               int p)
+{
+    const int r = p / (D / 8), c = p % (D / 8) * 8;
+    const bool inside = row0 + r < s;
+    __pipeline_memcpy_async(at(r, c), inside ? head + (long long)(row0 + r) * D + c : head, 16,
+                            inside ? 0 : 16);
+}
+
+// The same into a tile of rows padded by PAD_T.
 template <typename T, int D>
 __device__ __forceinline__ void issue_piece(T (*tile)[D + PAD_T], const T *__restrict__ head,
                                             int row0, int s, int p)
 {
-    const int r = p / (D / 8), c = p % (D / 8) * 8;
-    const bool inside = row0 + r < s;
-    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
-                            inside ? 0 : 16);
+    issue_piece_at<T, D>([tile](int r, int c) { return &tile[r][c]; }, head, row0, s, p);
 }
 
 // One float rounded to T, and back.
