@@ -10,7 +10,7 @@ Timed the grader's way (L2 flushed, CUDA events, median of ROUNDS), GB/s of the 
 % of the copy roof that grades the labs. Each plan sets the reference module's launch
 constants (PLANS, CUDA_PLANS below), as benchmarks/tune_references.py's sweep does, and times
 the reference's own plan (`plan`) and split pass (`split_pass`); the first plan of each comes
-again last, to show the drift between.
+again at the end, to show the drift between.
 """
 
 import sys
@@ -28,12 +28,12 @@ ROUNDS = 25
 # (NUM_WARPS, PROGRAMS_PER_SM, BLOCK_N, NUM_STAGES, FUSED_COMBINE)
 PLANS = [(4, 1, 128, 3, True), (2, 2, 128, 2, False), (4, 1, 128, 3, True)]
 NAMES = ("NUM_WARPS", "PROGRAMS_PER_SM", "BLOCK_N", "NUM_STAGES", "FUSED_COMBINE")
-# (BLOCK_TILES, BLOCK_WARPS, BLOCK_BN, BLOCK_STAGES, TAIL): a pipeline a warp (the first), then
-# one a block (flash_decode_block.cu)
-CUDA_PLANS = [(False, 4, 128, 3, False), (True, 4, 128, 3, True), (True, 4, 128, 3, False),
-              (True, 4, 64, 4, True), (True, 4, 64, 3, True), (True, 4, 128, 2, True),
-              (True, 2, 128, 3, True), (False, 4, 128, 3, False), (True, 4, 128, 3, True)]
-CUDA_NAMES = ("BLOCK_TILES", "BLOCK_WARPS", "BLOCK_BN", "BLOCK_STAGES", "TAIL")
+# (BLOCK_TILES, BLOCK_BN, TAIL, COMBINE_VEC): one pipeline a block (flash_decode_block.cu), its
+# fused combine 4 adjacent elements a thread (the first) or 2 strided (TAIL); then a pipeline a
+# warp (flash_decode_wmma.cu) with each
+CUDA_PLANS = [(True, 64, True, 4), (True, 64, True, 1), (False, 64, True, 4), (False, 64, True, 1),
+              (True, 64, True, 4), (True, 64, True, 1)]
+CUDA_NAMES = ("BLOCK_TILES", "BLOCK_BN", "TAIL", "COMBINE_VEC")
 REFERENCE = Path(__file__).resolve().parent.parent / "reference" / "lab16_attention"
 
 

@@ -285,8 +285,14 @@ __device__ __forceinline__ void flash_decode_block_split(const bf16 *__restrict_
         part_l[rows + row * splits] = l;
     }
     __syncthreads();
+#if VEC == 4  // in 16-byte pieces, as the combine reads them
+    for (int i = 4 * threadIdx.x; i < group * D; i += 4 * THREADS)
+        *reinterpret_cast<float4 *>(part_o + (rows + i / D * splits) * D + i % D) =
+            *reinterpret_cast<const float4 *>(&os[i / D][i % D]);
+#else
     for (int i = threadIdx.x; i < group * D; i += THREADS)
         part_o[(rows + i / D * splits) * D + i % D] = os[i / D][i % D];
+#endif
 #if FUSED  // the KV head's last block combines its splits, then zeroes its count
     if (last_of_head(&done[kv_head], splits)) {
         combine_head<D>(part_o, part_m, part_l, o, kv_head, group, splits);

@@ -78,6 +78,11 @@ WMMA_PROGRAMS_PER_SM = 1
 # roof 3068, with that; 2354 with a loop over the splits, a round trip every few splits).
 FUSED_COMBINE = True
 COMBINE_CHUNK = 16
+# 4: the combining block's threads take 4 adjacent elements of a row each, every split's four
+# partial outputs in one 16-byte load (flash_decode_split.cuh's VEC): at b = 1 the group's 512
+# elements in one round trip of 128 threads, where TAIL's 2 elements a thread, strided, take two
+# of 4-byte loads; 1: TAIL's (or one element a thread).
+COMBINE_VEC = 4
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
 P_IN_REGISTERS = True
@@ -119,24 +124,27 @@ COUNT_ACQ_REL = True
 TUNE = {"MAX_SPLITS": (32, 64, 128), "WMMA_WARPS": (2, 4, 8), "WMMA_BN": (16, 32, 64),
         "WMMA_STAGES": (2, 3, 4), "WMMA_PROGRAMS_PER_SM": (1, 2, 4),
         "FUSED_COMBINE": (False, True), "CLAIM_TILES": (0, 1, 2), "BLOCK_TILES": (False, True),
-        "BLOCK_BN": (64, 128), "BLOCK_STAGES": (2, 3, 4), "COUNT_ACQ_REL": (False, True)}
+        "BLOCK_BN": (64, 128), "BLOCK_STAGES": (2, 3, 4), "COUNT_ACQ_REL": (False, True),
+        "COMBINE_VEC": (1, 4)}
 PAD_T, PAD_F = 8, 4  # as fragments.cuh's
 _modules: dict = {}
 _combine = functions(COMBINE_SOURCE, no_extern_c=True)  # the kernel is extern "C" itself
 
 
-def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, p_in_regs: bool,
-                  tail: bool, claim: int, heads_first: bool, block: bool, acq_rel: bool):
+def _wmma_kernels(warps: int, bn: int, stages: int, fused: bool, chunk: int, vec: int,
+                  p_in_regs: bool, tail: bool, claim: int, heads_first: bool, block: bool,
+                  acq_rel: bool):
     """{d: split kernel} of flash_decode_wmma.cu (or with `block`, flash_decode_block.cu), built
-    for `warps`, `bn`, `stages`, `fused`, the fused combine's `chunk`, `p_in_regs`
-    (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES), `heads_first` (HEADS_FIRST) and
-    `acq_rel` (COUNT_ACQ_REL)."""
-    key = (warps, bn, stages, fused, chunk, p_in_regs, tail, claim, heads_first, block,
+    for `warps`, `bn`, `stages`, `fused`, the fused combine's `chunk` and `vec` (COMBINE_VEC),
+    `p_in_regs` (P_IN_REGISTERS), `tail` (TAIL), `claim` (CLAIM_TILES), `heads_first`
+    (HEADS_FIRST) and `acq_rel` (COUNT_ACQ_REL)."""
+    key = (warps, bn, stages, fused, chunk, vec, p_in_regs, tail, claim, heads_first, block,
            acq_rel)
     if key not in _modules:
         module = SourceModule(BLOCK_SOURCE if block else WMMA_SOURCE, no_extern_c=True,
                               options=[f"-DWARPS={warps}", f"-DBN={bn}", f"-DSTAGES={stages}",
                                        f"-DFUSED={int(fused)}", f"-DCHUNK={chunk}",
+                                       f"-DVEC={vec}",
                                        f"-DP_IN_REGISTERS={int(p_in_regs)}",
                                        f"-DTAIL={int(tail)}", f"-DCLAIM={claim}",
                                        f"-DHEADS_FIRST={int(heads_first)}",
@@ -200,8 +208,9 @@ def split_pass(q, k, v, part_o, part_m, part_l, o, unit: int, fused: bool) -> No
     else:
         warps, bn, stages = WMMA_WARPS, WMMA_BN, WMMA_STAGES
         smem = wmma_smem_bytes(d, warps, bn, stages)
-    _wmma_kernels(warps, bn, stages, fused, COMBINE_CHUNK, P_IN_REGISTERS, TAIL, CLAIM_TILES,
-                  HEADS_FIRST, BLOCK_TILES, COUNT_ACQ_REL)[d](
+    assert COMBINE_VEC in (1, 4), f"COMBINE_VEC {COMBINE_VEC}: 1 or 4 elements a thread"
+    _wmma_kernels(warps, bn, stages, fused, COMBINE_CHUNK, COMBINE_VEC, P_IN_REGISTERS, TAIL,
+                  CLAIM_TILES, HEADS_FIRST, BLOCK_TILES, COUNT_ACQ_REL)[d](
         *[np.uintp(t.data_ptr()) for t in (q, k, v, part_o, part_m, part_l)], np.int32(s),
         np.int32(unit), np.int32(hq // hkv),
         np.float32(1.4426950408889634 / math.sqrt(d)), np.uintp(done.data_ptr()),

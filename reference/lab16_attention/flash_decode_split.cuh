@@ -25,6 +25,9 @@ using namespace nvcuda;
 #ifndef TAIL
 #define TAIL 0  // 1: the merge and fused combine's shorter tail (flash_decode_cuda.py's TAIL)
 #endif
+#ifndef VEC
+#define VEC 1  // 4: the fused combine takes 4 adjacent elements a thread, in 16-byte loads (-DVEC=)
+#endif
 #ifndef ACQ_REL
 #define ACQ_REL 0  // 1: the count an acquire-release atomic, no fences (last_of_head)
 #endif
@@ -77,7 +80,9 @@ __device__ __forceinline__ bool last_of_head(unsigned *count, int splits)
 // o of the group's query heads from every split's partials, read through L2 (__ldcg: other SMs
 // wrote them). It runs after the last split, so its L2 round trips are the call's tail: one per
 // CHUNK splits, each split's max, sum and partial output loaded together (an online merge,
-// chunk by chunk).
+// chunk by chunk). With VEC 4 a thread takes 4 adjacent elements of one row, each split's four
+// partial outputs one 16-byte load (the group's 512 elements at D 128, group 4: one round trip
+// of 128 threads); else PER elements a thread, strided by THREADS.
 template <int D>
 __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                                              const float *__restrict__ part_m,
@@ -86,6 +91,52 @@ __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                                              int splits)
 {
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
+#if VEC == 4
+    for (int i = 4 * threadIdx.x; i < group * D; i += 4 * THREADS) {
+        const int g = i / D;  // the 4 elements' row: D is a multiple of 4
+        const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
+        const float4 *po = reinterpret_cast<const float4 *>(part_o + (first + (long long)g *
+                                                            splits) * D + i % D);
+        float m = -INFINITY, sum_l = 0.0f;
+        float4 sum_o = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
+            float xm[CHUNK], xl[CHUNK];
+            float4 x[CHUNK];
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u) {
+                const bool in = t0 + u < splits;
+                xm[u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
+                xl[u] = in ? __ldcg(pl + t0 + u) : 0.0f;
+                x[u] = in ? __ldcg(po + (long long)(t0 + u) * (D / 4))
+                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
+            float m_new = m;  // finite from the first chunk on: split 0 has keys
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[u]);
+            const float alpha = exp2f(m - m_new);  // 0 at the first chunk
+            sum_l *= alpha;
+            sum_o.x *= alpha;
+            sum_o.y *= alpha;
+            sum_o.z *= alpha;
+            sum_o.w *= alpha;
+#pragma unroll
+            for (int u = 0; u < CHUNK; ++u) {
+                const float w = exp2f(xm[u] - m_new);  // 0 past the last split
+                sum_l += w * xl[u];
+                sum_o.x += w * x[u].x;
+                sum_o.y += w * x[u].y;
+                sum_o.z += w * x[u].z;
+                sum_o.w += w * x[u].w;
+            }
+            m = m_new;
+        }
+        const float inv = 1.0f / sum_l;
+        __nv_bfloat162 *out = reinterpret_cast<__nv_bfloat162 *>(o + (long long)kv_head *
+                                                                 group * D + i);
+        out[0] = __floats2bfloat162_rn(sum_o.x * inv, sum_o.y * inv);
+        out[1] = __floats2bfloat162_rn(sum_o.z * inv, sum_o.w * inv);
+    }
+#else
     // PER elements a thread at once (i, i + THREADS, ...): their loads in one round trip.
     constexpr int PER = TAIL ? 2 : 1;
     for (int i0 = threadIdx.x; i0 < group * D; i0 += PER * THREADS) {
@@ -133,4 +184,5 @@ __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                 o[(long long)kv_head * group * D + i0 + h * THREADS] =
                     __float2bfloat16_rn(sum_o[h] / sum_l[h]);
     }
+#endif
 }
