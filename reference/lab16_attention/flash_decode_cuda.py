@@ -11,18 +11,18 @@ then one combine block per query head (flash_decode_combine.cu), or the last blo
 head (FUSED_COMBINE).
 
 Target (lab.toml): 0.85 of the copy roof at the perf shapes; students are graded at 0.8x of it.
-On an H100 (2026-12-07, roof 3112 GB/s, `TUNE_LABS=lab16 TUNE_ARGS="--only
-flash_decode_cuda.COUNT_ACQ_REL+BLOCK_BN+BLOCK_STAGES=True/64/3,False/64/3,True/64/4" bash
-scripts/gpu-check.sh tune`, which chose the constants below): 2609 / 2903 / 3115 GB/s (84 / 93
-/ 100% of the roof) at b 1 s 32768 / b 8 s 8192 / b 8 s 32768, missed at b 1 (134 MB). The
-pipeline a warp (BLOCK_TILES False) ran 2570 / 2811 / 3039 on that machine (2026-12-07,
-`TUNE_ARGS=--no-sweep`). Its padded rows make the copies take each 128-byte line in pieces:
-Nsight Compute counted 3.6 M L2 read requests for the split pass at b 1 (8.4 M sectors, 34% of
-them read twice) against 1.6 M (6.3 M) for Triton's and for the swizzled tiles (`python -m
-benchmarks.decode_split_pass` under ncu). On another H100 (roof 3069, `python -m
-benchmarks.decode_parts`) the swizzled split pass alone reached 89-90% at b 1, Triton's 90%;
-the call 83-84% against Triton's 86%: the fused combine there costs about 3.5 of the 52
-microseconds, Triton's 2. Designs that lost at b 1 are in docs/perf-labs13-16.md (fewer warps
+On an H100 (2026-12-07, roof 3113 GB/s, `TUNE_LABS=lab16 TUNE_ARGS="--only
+flash_decode_cuda.COMBINE_VEC=4,1" bash scripts/gpu-check.sh tune`, which chose the constants
+below): 2730 / 2955 / 3141 GB/s (88 / 95 / 101% of the roof) at b 1 s 32768 / b 8 s 8192 / b 8
+s 32768; Triton's reference 2717 / 2799 / 3048 in the same run. The pipeline a warp
+(BLOCK_TILES False) ran 2570 / 2811 / 3039 on another H100 (roof 3112, `TUNE_ARGS=--no-sweep`).
+Its padded rows make the copies take each 128-byte line in pieces: Nsight Compute counted 3.6 M
+L2 read requests for the split pass at b 1 (8.4 M sectors, 34% of them read twice) against
+1.6 M (6.3 M) for Triton's and for the swizzled tiles (`python -m
+benchmarks.decode_split_pass` under ncu). At b 1 the call's tail is the fused combine:
+`python -m benchmarks.decode_parts` (an H100, roof 3113) timed the call at 2736-2740 GB/s, its
+split pass alone at 2807-2826, with 16-byte combine loads (COMBINE_VEC 4), and the call at
+2615-2638 with 4-byte ones. Designs that lost at b 1 are in docs/perf-labs13-16.md (fewer warps
 with deeper pipelines, 2 blocks an SM, tiles taken in turn: CLAIM_TILES, HEADS_FIRST below). On
 2026-12-06 (roof 3065 GB/s) a split pass on the CUDA cores (lanes in groups of d / 8 reading a
 key's row, the scores summed by shuffles) ran 2177 / 2256 / 2546, bound by instruction issue,
@@ -79,9 +79,12 @@ WMMA_PROGRAMS_PER_SM = 1
 FUSED_COMBINE = True
 COMBINE_CHUNK = 16
 # 4: the combining block's threads take 4 adjacent elements of a row each, every split's four
-# partial outputs in one 16-byte load (flash_decode_split.cuh's VEC): at b = 1 the group's 512
-# elements in one round trip of 128 threads, where TAIL's 2 elements a thread, strided, take two
-# of 4-byte loads; 1: TAIL's (or one element a thread).
+# partial outputs in one 16-byte load (flash_decode_split.cuh's VEC), and the block design
+# stores its partials so: at b = 1 the group's 512 elements in one round trip of 128 threads,
+# where TAIL's 2 elements a thread, strided, take two of 4-byte loads; 1: TAIL's (or one
+# element a thread). On an H100 (2026-12-07, roof 3113): the sweep at the perf shapes 2756 /
+# 2944 / 3149 GB/s with 4, 2639 / 2923 / 3107 with 1; decode_parts at b = 1, the call 2736-2740
+# against 2615-2638 (the pipeline a warp: 2636 against 2602).
 COMBINE_VEC = 4
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
