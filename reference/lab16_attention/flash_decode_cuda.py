@@ -231,6 +231,7 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     assert all(t.is_contiguous() and t.dtype == torch.bfloat16 for t in (q, k, v, o)), \
         "q, k, v and o: contiguous bfloat16"
     assert all(t.data_ptr() % 16 == 0 for t in (q, k, v)), "16-byte loads need alignment"
+    assert o.data_ptr() % 4 == 0, "the combine's 4-byte stores (bfloat16 pairs) need alignment"
     assert d in (64, 128) and hkv <= 65535 and b <= 65535, f"head dim {d}, {hkv} x {b} blocks"
     assert WMMA_BN % 16 == 0 and SPLIT_ALIGN >= 1, f"WMMA_BN {WMMA_BN}, SPLIT_ALIGN {SPLIT_ALIGN}"
     sms = torch.cuda.get_device_properties(q.device).multi_processor_count if q.is_cuda else 4
