@@ -29,9 +29,9 @@ ROUNDS = 25
 PLANS = [(4, 1, 128, 3, True), (2, 2, 128, 2, False), (4, 1, 128, 3, True)]
 NAMES = ("NUM_WARPS", "PROGRAMS_PER_SM", "BLOCK_N", "NUM_STAGES", "FUSED_COMBINE")
 # (BLOCK_TILES, COMBINE_VEC, WMMA_PROGRAMS_PER_SM): one pipeline a block (flash_decode_block.cu),
-# its fused combine 4 adjacent elements a thread (the first) or 2 strided (TAIL's), one block an
-# SM (16 splits a KV head at b 1 on 132 SMs) or 2 (32); then a pipeline a warp
-# (flash_decode_wmma.cu) with either combine
+# its fused combine 4 adjacent elements a thread (the first) or 1, one block an SM (16 splits a
+# KV head at b 1 on 132 SMs) or 2 (32); then a pipeline a warp (flash_decode_wmma.cu) with
+# either combine
 CUDA_PLANS = [(True, 4, 1), (True, 1, 1), (True, 4, 2), (False, 4, 1), (False, 1, 1),
               (True, 4, 1), (True, 1, 1)]
 CUDA_NAMES = ("BLOCK_TILES", "COMBINE_VEC", "WMMA_PROGRAMS_PER_SM")

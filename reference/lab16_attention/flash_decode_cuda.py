@@ -80,21 +80,20 @@ FUSED_COMBINE = True
 COMBINE_CHUNK = 16
 # 4: the combining block's threads take 4 adjacent elements of a row each, every split's four
 # partial outputs in one 16-byte load (flash_decode_split.cuh's VEC), and the block design
-# stores its partials so: at b = 1 the group's 512 elements in one round trip of 128 threads,
-# where TAIL's 2 elements a thread, strided, take two of 4-byte loads; 1: TAIL's (or one
-# element a thread). On an H100 (2026-12-07, roof 3113): the sweep at the perf shapes 2756 /
-# 2944 / 3149 GB/s with 4, 2639 / 2923 / 3107 with 1; decode_parts at b = 1, the call 2736-2740
-# against 2615-2638 (the pipeline a warp: 2636 against 2602).
+# stores its partials so: at b = 1 the group's 512 elements in one round trip of 128 threads;
+# 1: an element a thread, 4-byte loads. On an H100 (2026-12-07, roof 3113) against 2 elements a
+# thread 128 apart, two round trips of 4-byte loads at b = 1 (a design since removed): the sweep
+# at the perf shapes 2756 / 2944 / 3149 GB/s with 4, 2639 / 2923 / 3107 with those; decode_parts at
+# b = 1, the call 2736-2740 against 2615-2638 (the pipeline a warp: 2636 against 2602).
 COMBINE_VEC = 4
 # False: p goes from the accumulators to p . v's operands through shared memory, as on a GPU
 # whose fragment maps differ (flash_decode_wmma.cu's P_IN_REGISTERS); a design test runs it.
 P_IN_REGISTERS = True
 # Designs aimed at b = 1 (docs/perf-labs13-16.md has the runs that compared them; each is a
 # design test on the CPU):
-# - TAIL: the fused combine takes two elements a thread, their loads in one round trip (and in
-#   flash_decode_wmma.cu the warps' merge weighs each row's warps once, then merges every
-#   element). On an H100 (2026-12-07, roof 3068, decode_parts at b 1): 2494 GB/s with it, 2464
-#   without, in the pipeline a warp.
+# - TAIL (pipeline a warp only): flash_decode_wmma.cu's merge of the warps weighs each row's
+#   warps once, then merges every element. On an H100 (2026-12-07, roof 3068, decode_parts at
+#   b 1): 2494 GB/s with it and the fused combine's 2 elements a thread, 2464 without either.
 # - CLAIM_TILES > 0 (pipeline a warp only): a KV head's warps take its keys in units of
 #   CLAIM_TILES tiles from a count per head (CLAIM), so that warps on SMs served faster take
 #   more; 0: fixed splits. There: 2389 / 2477 / 2422 at 1 / 2 / 4 tiles a unit.

@@ -23,10 +23,10 @@ using namespace nvcuda;
 #define CHUNK 16  // splits whose partials the fused combine loads at once (-DCHUNK=)
 #endif
 #ifndef TAIL
-#define TAIL 0  // 1: the merge and fused combine's shorter tail (flash_decode_cuda.py's TAIL)
+#define TAIL 0  // 1: flash_decode_wmma.cu's merge of the warps, the shorter tail (TAIL there)
 #endif
 #ifndef VEC
-#define VEC 1  // 4: the fused combine takes 4 adjacent elements a thread, in 16-byte loads (-DVEC=)
+#define VEC 1  // adjacent elements a thread of the fused combine: 1, or 4 in 16-byte loads (-DVEC=)
 #endif
 #ifndef ACQ_REL
 #define ACQ_REL 0  // 1: the count an acquire-release atomic, no fences (last_of_head)
@@ -80,9 +80,9 @@ __device__ __forceinline__ bool last_of_head(unsigned *count, int splits)
 // o of the group's query heads from every split's partials, read through L2 (__ldcg: other SMs
 // wrote them). It runs after the last split, so its L2 round trips are the call's tail: one per
 // CHUNK splits, each split's max, sum and partial output loaded together (an online merge,
-// chunk by chunk). With VEC 4 a thread takes 4 adjacent elements of one row, each split's four
-// partial outputs one 16-byte load (the group's 512 elements at D 128, group 4: one round trip
-// of 128 threads); else PER elements a thread, strided by THREADS.
+// chunk by chunk). A thread takes VEC adjacent elements of one row, each split's VEC partial
+// outputs one load (16 bytes at VEC 4: the group's 512 elements at D 128, group 4, one round
+// trip of 128 threads).
 template <int D>
 __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                                              const float *__restrict__ part_m,
@@ -90,99 +90,56 @@ __device__ __forceinline__ void combine_head(const float *__restrict__ part_o,
                                              bf16 *__restrict__ o, int kv_head, int group,
                                              int splits)
 {
+    static_assert(VEC == 1 || VEC == 4, "1 or 4 elements a thread");
     const long long first = (long long)kv_head * group * splits;  // the row of (g 0, split 0)
-#if VEC == 4
-    for (int i = 4 * threadIdx.x; i < group * D; i += 4 * THREADS) {
-        const int g = i / D;  // the 4 elements' row: D is a multiple of 4
+    for (int i = VEC * threadIdx.x; i < group * D; i += VEC * THREADS) {
+        const int g = i / D;  // the VEC elements' row: D is a multiple of VEC
         const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
-        const float4 *po = reinterpret_cast<const float4 *>(part_o + (first + (long long)g *
-                                                            splits) * D + i % D);
-        float m = -INFINITY, sum_l = 0.0f;
-        float4 sum_o = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float *po = part_o + (first + (long long)g * splits) * D + i % D;
+        float m = -INFINITY, sum_l = 0.0f, sum_o[VEC];
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) sum_o[e] = 0.0f;
         for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[CHUNK], xl[CHUNK];
-            float4 x[CHUNK];
+            float xm[CHUNK], xl[CHUNK], x[CHUNK][VEC];
 #pragma unroll
             for (int u = 0; u < CHUNK; ++u) {
                 const bool in = t0 + u < splits;
                 xm[u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
                 xl[u] = in ? __ldcg(pl + t0 + u) : 0.0f;
-                x[u] = in ? __ldcg(po + (long long)(t0 + u) * (D / 4))
-                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                const float *from = po + (long long)(t0 + u) * D;
+                if constexpr (VEC == 4) {
+                    const float4 f = in ? __ldcg(reinterpret_cast<const float4 *>(from))
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    x[u][0] = f.x, x[u][1] = f.y, x[u][2] = f.z, x[u][3] = f.w;
+                } else {
+                    x[u][0] = in ? __ldcg(from) : 0.0f;
+                }
             }
             float m_new = m;  // finite from the first chunk on: split 0 has keys
 #pragma unroll
             for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[u]);
             const float alpha = exp2f(m - m_new);  // 0 at the first chunk
             sum_l *= alpha;
-            sum_o.x *= alpha;
-            sum_o.y *= alpha;
-            sum_o.z *= alpha;
-            sum_o.w *= alpha;
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) sum_o[e] *= alpha;
 #pragma unroll
             for (int u = 0; u < CHUNK; ++u) {
                 const float w = exp2f(xm[u] - m_new);  // 0 past the last split
                 sum_l += w * xl[u];
-                sum_o.x += w * x[u].x;
-                sum_o.y += w * x[u].y;
-                sum_o.z += w * x[u].z;
-                sum_o.w += w * x[u].w;
+#pragma unroll
+                for (int e = 0; e < VEC; ++e) sum_o[e] += w * x[u][e];
             }
             m = m_new;
         }
         const float inv = 1.0f / sum_l;
-        __nv_bfloat162 *out = reinterpret_cast<__nv_bfloat162 *>(o + (long long)kv_head *
-                                                                 group * D + i);
-        out[0] = __floats2bfloat162_rn(sum_o.x * inv, sum_o.y * inv);
-        out[1] = __floats2bfloat162_rn(sum_o.z * inv, sum_o.w * inv);
-    }
-#else
-    // PER elements a thread at once (i, i + THREADS, ...): their loads in one round trip.
-    constexpr int PER = TAIL ? 2 : 1;
-    for (int i0 = threadIdx.x; i0 < group * D; i0 += PER * THREADS) {
-        float m[PER], sum_l[PER], sum_o[PER];
-#pragma unroll
-        for (int h = 0; h < PER; ++h) {
-            m[h] = -INFINITY;
-            sum_l[h] = sum_o[h] = 0.0f;
+        bf16 *to = o + (long long)kv_head * group * D + i;
+        if constexpr (VEC == 4) {  // two bfloat16 pairs
+            reinterpret_cast<__nv_bfloat162 *>(to)[0] =
+                __floats2bfloat162_rn(sum_o[0] * inv, sum_o[1] * inv);
+            reinterpret_cast<__nv_bfloat162 *>(to)[1] =
+                __floats2bfloat162_rn(sum_o[2] * inv, sum_o[3] * inv);
+        } else {
+            to[0] = __float2bfloat16_rn(sum_o[0] * inv);
         }
-        for (int t0 = 0; t0 < splits; t0 += CHUNK) {
-            float xm[PER][CHUNK], xl[PER][CHUNK], x[PER][CHUNK];
-#pragma unroll
-            for (int h = 0; h < PER; ++h) {
-                const int i = min(i0 + h * THREADS, group * D - 1), g = i / D, col = i % D;
-                const float *pm = part_m + first + g * splits, *pl = part_l + first + g * splits;
-                const float *po = part_o + (first + (long long)g * splits) * D + col;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const bool in = t0 + u < splits;
-                    xm[h][u] = in ? __ldcg(pm + t0 + u) : -INFINITY;
-                    xl[h][u] = in ? __ldcg(pl + t0 + u) : 0.0f;
-                    x[h][u] = in ? __ldcg(po + (long long)(t0 + u) * D) : 0.0f;
-                }
-            }
-#pragma unroll
-            for (int h = 0; h < PER; ++h) {
-                float m_new = m[h];  // finite from the first chunk on: split 0 has keys
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) m_new = fmaxf(m_new, xm[h][u]);
-                const float alpha = exp2f(m[h] - m_new);  // 0 at the first chunk
-                sum_l[h] *= alpha;
-                sum_o[h] *= alpha;
-#pragma unroll
-                for (int u = 0; u < CHUNK; ++u) {
-                    const float w = exp2f(xm[h][u] - m_new);  // 0 past the last split
-                    sum_l[h] += w * xl[h][u];
-                    sum_o[h] += w * x[h][u];
-                }
-                m[h] = m_new;
-            }
-        }
-#pragma unroll
-        for (int h = 0; h < PER; ++h)
-            if (i0 + h * THREADS < group * D)
-                o[(long long)kv_head * group * D + i0 + h * THREADS] =
-                    __float2bfloat16_rn(sum_o[h] / sum_l[h]);
     }
-#endif
 }
