@@ -21,7 +21,7 @@
 // as the split's float32 partials (its G real rows); with FUSED the KV head's last block
 // combines the splits (combine_head).
 //
-// ptxas (nvcc 13, sm_90, 4 warps, BN 64, 3 stages, FUSED, TAIL, VEC 4, ACQ_REL): 128 registers
+// ptxas (nvcc 13, sm_90, 4 warps, BN 64, 3 stages, FUSED, VEC 4, ACQ_REL): 128 registers
 // at D = 128, 80 at D = 64, no spill. Measured figures: flash_decode_cuda.py.
 
 // A K or V tile in shared memory: BN rows of D elements, no padding, its 16-byte chunks swizzled:

@@ -38,7 +38,7 @@
 // the softmax costs a few operations per accumulator element, 8 a lane per 16 keys. What is
 // left to bound it is the copy: cp.async keeps the bytes in flight that a memory-bound kernel
 // needs without holding them in registers. ptxas (nvcc 13, sm_90, 8 warps, BN 16, 2 stages):
-// 162 registers at D = 128, 123 at D = 64 (170 and 128 with FUSED, TAIL and VEC 4), no spill.
+// 162 registers at D = 128, 123 at D = 64 (170 and 127 with FUSED, TAIL and VEC 4), no spill.
 //
 // Traffic: k and v once; q once per split (from L2 after the first); the partials, b hq splits
 // (D + 2) floats, written and read once. Target (lab.toml): 0.85 of the copy roof at the perf
