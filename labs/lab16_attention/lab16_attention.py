@@ -1605,23 +1605,40 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `l` and of the accumulators: the split's partials. A warp that had no tile (a split of fewer
 # than 8 tiles) leaves `m = -inf`, weight 0.
 #
-# **Shared memory**, dynamic (`extern __shared__ __align__(128) unsigned char smem[];`), rows
-# padded by 16 bytes as in exercise 1, `WARPS = 8`, `BN = 16`, `STAGES = 2`:
+# **K and V tiles swizzled, not padded.** Exercise 1 pads each row of a shared tile by 16
+# bytes, so that the 8 rows a fragment load reads at once fall in different banks. Here that
+# costs memory traffic: a cp.async copy of a 128-byte line of the cache into a padded row lands
+# across two 128-byte lines of shared memory, and the L2 takes the line in pieces. On an H100
+# (2026-12-07, Nsight Compute, the split pass at `b = 1`) a design with padded rows made 3.6 M
+# L2 read requests for the 134 MB of the cache, and read a third of its sectors twice; the
+# same design with the tiles below made 1.6 M, as many as the Triton kernel. So a K or V tile
+# is `BN × d` elements without padding, its 16-byte chunks swizzled: chunk `c` of row `r` sits
+# at chunk `c ^ (r % 8)` (`swizzled<D>(r, c)`, the element's offset). A copied 128-byte line
+# stays one line of shared memory, and the 8 rows of a fragment load still fall in 8 different
+# banks. `load_shared` takes one pointer and a row stride and cannot follow the swizzle; the
+# cell gives `load_b`, which loads a `matrix_b` fragment of a swizzled tile with `ldmatrix` (an
+# address from every lane), after `learn_b` has checked, once a warp, that the fragment's
+# element map is `ldmatrix`'s (it is on the course GPUs; on another the kernel stops rather
+# than load wrong elements; on the CPU backend `load_b` loads element by element). `q` and `p`
+# keep their padded rows (`q` is copied once; `p` never leaves the SM).
+#
+# **Shared memory**, dynamic (`extern __shared__ __align__(128) unsigned char smem[];`),
+# `WARPS = 8`, `BN = 16`, `STAGES = 2`:
 #
 # | tile | shape | element | bytes at `d = 64` / `128` |
 # |---|---|---|---|
 # | `qs` (the group's queries, rows `G` to 15 zeros) | 16 × (`d` + 8) | bfloat16 | 2304 / 4352 |
-# | `kv[warp][stage][k or v]` (each warp's K and V tiles; its accumulators after the loop) | 16 × (`d` + 8) each, 4 per warp | bfloat16 | 73728 / 139264 |
+# | `kv[warp][stage][k or v]` (each warp's K and V tiles, swizzled; its accumulators after the loop) | 16 × `d` each, 4 per warp | bfloat16 | 65536 / 131072 |
 # | `ss[warp]` (the exchange tile) | 16 × (32 + 4) | float | 18432 |
 # | `ps[warp]` (probabilities, where `p` cannot stay in registers) | 16 × (16 + 8) | bfloat16 | 6144 |
 # | `st[warp]` (its rows' sums and maxima, after the loop) | 2 × 16 | float | 1024 |
 #
-# 101632 bytes at `d = 64`, 169216 (165.25 KiB) at `d = 128`: past 48 KiB, which
+# 93440 bytes at `d = 64`, 161024 (157.25 KiB) at `d = 128`: past 48 KiB, which
 # SourceModule's launch opts in to. The exchange tile is 32 columns wide although a tile has
 # 16 keys: `alpha` and the max side by side.
 #
 # **The launch plan** differs from the Triton launcher's: at `d = 128` an SM holds one block
-# (165.25 KiB of shared memory), so `splits` aims at **one block per SM** over the batch,
+# (157.25 KiB of shared memory), so `splits` aims at **one block per SM** over the batch,
 # rounded down, `max(1, sms // (b · hkv))`: a last wave of a few blocks would take a whole
 # wave's time. Then `min(…, cdiv(s, 64), 32)`,
 # `keys_per_split = cdiv(cdiv(s, splits), 64) · 64` and `splits = cdiv(s, keys_per_split)`.
@@ -1635,22 +1652,30 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # rounded once with `__float2bfloat16_rn`.
 #
 # Given in the cell: the includes, `load_shared` (as in `ATTENTION_CU`), `from_float` and
-# `to_float` for bfloat16, `WARPS`, `BN`, `STAGES`, `PAD_T`, `PAD_F`, and the kernels:
+# `to_float` for bfloat16, `WARPS`, `BN`, `STAGES`, `PAD_T`, `PAD_F`, the swizzle's
+# `swizzled<D>(r, c)`, `learn_b<Layout, TRANS>(at, scratch, ld)` and
+# `load_b<D, TRANS>(f, tile, row0, col0, at)`, and the kernels:
 # `template <int D, int G> flash_decode_split(...)`, instantiated in eight kernels,
 # `flash_decode_kernel_d64_g1` to `flash_decode_kernel_d128_g8`, and the combine's signature.
 #
 # <details><summary>Hint 1 — the copies</summary>
 #
-# `issue_piece<D>(tile, head, row0, stop, p)`: one 16-byte piece of exercise 1's `issue_rows`,
-# row `p / (D / 8)`, columns `8 (p % (D / 8))`, zero-filled from row `stop` on. `q`: pieces
-# `threadIdx.x, threadIdx.x + THREADS, …` below `16 · D / 8` of
+# `issue_piece<D>(at, head, row0, stop, p)`: one 16-byte piece of exercise 1's `issue_rows`,
+# row `p / (D / 8)`, columns `8 (p % (D / 8))`, zero-filled from row `stop` on, copied to
+# `at(r, c)`, a lambda that gives the place of row `r`, column `c` in the tile:
+# `[qs](int r, int c) { return &qs[r][c]; }` for `q`'s padded tile,
+# `[tile_k](int r, int c) { return tile_k + swizzled<D>(r, c); }` for a swizzled one. `q`:
+# pieces `threadIdx.x, threadIdx.x + THREADS, …` below `16 · D / 8` of
 # `q + (long long)kv_head * G * D` with `stop = G` (rows `G` to 15 zeros), then
 # `__pipeline_commit()`. `issue_tile<D>(tile_k, tile_v, k_head, v_head, n0, stop, tile)`, a
-# warp's copies of keys `n0 … n0 + 15`: in a whole tile (`n0 + BN <= stop`) lane `lane` copies
-# columns `8 (lane % (D / 8))` of rows `lane / (D / 8) + i · ROWS`, `ROWS = 32 / (D / 8)`, of
-# K and of V (fixed offsets from two addresses, the loop unrolled); a tile that passes `stop`,
-# piece by piece with `issue_piece`. Then `__pipeline_commit()` **always**, also where the warp
-# has no such tile (`tile` false, an empty group): every lane counts the same groups.
+# warp's copies of keys `n0 … n0 + 15` (`tile_k`, `tile_v`: `bf16 *`, a stage's tiles): in a
+# whole tile (`n0 + BN <= stop`) lane `lane` copies columns `c = 8 (lane % (D / 8))` of rows
+# `r = lane / (D / 8) + i · ROWS`, `ROWS = 32 / (D / 8)`, of K and of V, from fixed offsets of
+# two addresses (the loop unrolled) to `swizzled<D>(r, c)`; a tile that passes `stop`, piece
+# by piece with `issue_piece`. Then `__pipeline_commit()` **always**, also where the warp has
+# no such tile (`tile` false, an empty group): every lane counts the same groups. A copy to
+# the unswizzled place `r · D + c` makes `load_b` read other elements than the ones it wants:
+# 997 of 1024 elements differ on the check's first shape.
 # </details>
 #
 # <details><summary>Hint 2 — a warp's tiles and its pipeline</summary>
@@ -1659,8 +1684,10 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `stop = min(start + keys_per_split, s)`, `tiles = cdiv(stop - start, BN)`; the warp's
 # `mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0`, its tile `j` at
 # `n0 = start + (warp + j · WARPS) · BN`. Before the loop: `q`'s copies; the warp's first
-# `STAGES - 1` tiles (`tile = j < mine`); `direct` (Hint 4); `__pipeline_wait_prior(STAGES - 1)`
-# (`q`'s group, the oldest) and `__syncthreads()` (`q`'s pieces came from every thread); the
+# `STAGES - 1` tiles (`tile = j < mine`); `direct` (Hint 4); the maps of the K and V loads,
+# `int at_k[8], at_v[8]`, `learn_b<wmma::col_major, false>(at_k, scratch, 16)` and
+# `learn_b<wmma::row_major, true>(at_v, scratch, 16)`, `scratch` the warp's exchange tile as
+# `bf16 *`; `__pipeline_wait_prior(STAGES - 1)` (`q`'s group, the oldest) and `__syncthreads()` (`q`'s pieces came from every thread); the
 # `q` fragments. Per tile `j`: tile `j + STAGES - 1` into the stage tile `j - 1` used;
 # `__pipeline_wait_prior(STAGES - 1)`, `__syncwarp()` (the wait covers this lane's copies, the
 # `__syncwarp` the warp's); tile `j` is in stage `j % STAGES`; at the end of the iteration
@@ -1670,8 +1697,9 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 #
 # <details><summary>Hint 3 — scores, the mask, the row max</summary>
 #
-# `c[jn]` filled with 0, then per 16 of `d` `i`: a `col_major` `matrix_b` fragment from
-# `&ks[16 jn][16 i]` (`ldm d + 8`), `mma_sync(c[jn], qf[i], kf, c[jn])`. If
+# `c[jn]` filled with 0, then per 16 of `d` `i`: a `col_major` `matrix_b` fragment `kf`,
+# `load_b<D, false>(kf, ks, 16 jn, 16 i, at_k)` (rows `16 jn …` of the swizzled K tile `ks`,
+# columns `16 i …`), `mma_sync(c[jn], qf[i], kf, c[jn])`. If
 # `n0 + BN > stop`: `store_matrix_sync` to `&ss[warp][0][16 jn]` (`ldm` 36), `__syncwarp()`,
 # `ss[warp][i / BN][i % BN] = -INFINITY` where `n0 + i % BN >= stop` (`i = lane, lane + 32, …`
 # below `16 · BN`), `__syncwarp()`, `load_matrix_sync` back, `__syncwarp()`; without it,
@@ -1698,7 +1726,8 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `l[e] += p`, `c[jn].x[e] = p`; then `pf[jn].x[e] = from_float(c[jn].x[e])` if `direct`, else
 # `store_matrix_sync` to `ss`, the lanes round each element into `ps`, `load_shared` (with
 # `__syncwarp()` before each step). Then per 16 of `d` `i` and 16 keys `jn`: a `row_major`
-# `matrix_b` fragment from `&vs[16 jn][16 i]`, `mma_sync(acc[i], pf[jn], vf, acc[i])`.
+# `matrix_b` fragment `vf`, `load_b<D, true>(vf, vs, 16 jn, 16 i, at_v)`,
+# `mma_sync(acc[i], pf[jn], vf, acc[i])`.
 # </details>
 #
 # <details><summary>Hint 5 — merging the warps</summary>
@@ -1707,8 +1736,8 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `__syncwarp()`; lanes `2r`, `2r + 1` add row `r`'s 16 values and each other's; lane `2r`
 # writes `st[warp][0][r]` (the sum) and `st[warp][1][r]` (`m`). The accumulators:
 # `store_matrix_sync` of `acc[i]` at `&os[0][16 i]`, `ldm d + 4`, where
-# `os = reinterpret_cast<float(*)[D + 4]>(&kv[warp][0][0][0][0])` (8448 bytes at `d = 128`,
-# of the warp's 17408). `__syncthreads()` ("depends on thread order": this barrier missing).
+# `os = reinterpret_cast<float(*)[D + 4]>(&kv[warp][0][0][0])` (8448 bytes at `d = 128`,
+# of the warp's 16384). `__syncthreads()` ("depends on thread order": this barrier missing).
 # Then `for (int i = threadIdx.x; i < G * D; i += THREADS)`: `g = i / D`, `col = i % D`, the
 # max of `st[w][1][g]` over the warps, weights `exp2f(st[w][1][g] - mx)`, `sum_l` and
 # `sum_o` (of `os` of warp `w`, `[g][col]`). Row `(long long)(kv_head * G + g) * gridDim.x +
@@ -1769,34 +1798,104 @@ LOAD_SHARED_BF16(matrix_b, row_major, "b", "row")  // v
 #define THREADS (WARPS * 32)
 #define BN 16                // keys per K/V tile
 #define STAGES 2             // K/V tiles per warp in shared memory: STAGES - 1 in flight
-#define PAD_T 8              // bfloat16s (16 bytes) added to each row of a shared K, V, q or p tile
+#define PAD_T 8              // bfloat16s (16 bytes) added to each row of a shared q or p tile
 #define PAD_F 4              // floats (16 bytes) added to each row of a shared float tile
 
 // float -> bfloat16, rounded to nearest even, and back.
 __device__ __forceinline__ bf16 from_float(float x) { return __float2bfloat16_rn(x); }
 __device__ __forceinline__ float to_float(bf16 x) { return __bfloat162float(x); }
 
-/// BEGIN SOLUTION
-// Piece p (16 bytes, 8 elements) of rows row0 .. of a head (stop x D) into tile by cp.async:
-// row p / (D / 8), columns 8 (p % (D / 8)) on; a row at or past stop is a copy of 0 bytes that
-// fills 16 with zeros (its source is never read).
+// A K or V tile: BN rows of D elements, unpadded, its 16-byte chunks swizzled: chunk c of row r
+// sits at chunk c ^ (r % 8) of the row. The offset of element (r, c):
 template <int D>
-__device__ __forceinline__ void issue_piece(bf16 (*tile)[D + PAD_T], const bf16 *__restrict__ head,
-                                            int row0, int stop, int p)
+__device__ __forceinline__ int swizzled(int r, int c)
+{
+    return r * D + ((c / 8) ^ (r % 8)) * 8 + c % 8;
+}
+
+// The matrix_b fragments of a swizzled tile. load_shared takes one pointer and a row stride, so
+// it cannot follow the swizzle; ldmatrix takes an address from every lane, a row of 8 elements
+// each: rows l % 8 of four 8 x 8 matrices, one a register. learn_b, once a warp before the
+// loop: loads a 16 x 16 tile of element numbers (scratch, ld elements a row; free again after)
+// as a Layout fragment, checks on the GPU that the fragment holds ldmatrix's matrices (lane
+// 4 g + t: row g, columns 2t, 2t + 1 of its matrix; TRANS, V's row_major: rows 2t, 2t + 1,
+// column g), else stops the kernel (__trap) rather than load wrong elements, and leaves in
+// at[0], at[1] the row and column of the tile this lane's address points to. On an H100 and an
+// H200 (nvcc 13) the maps are ldmatrix's. The CPU backend runs no PTX: there at[e] = 16 row +
+// column of element e, and load_b loads each element from its swizzled place.
+template <class Layout, bool TRANS>
+__device__ __forceinline__ void learn_b(int (&at)[8], bf16 *scratch, unsigned ld)
+{
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, Layout> f;
+    static_assert(decltype(f)::num_elements == 8, "8 elements a lane");
+    const int lane = threadIdx.x % 32;
+    for (int i = lane; i < 16 * 16; i += 32) scratch[i / 16 * ld + i % 16] = from_float(i);
+    __syncwarp();
+    load_shared(f, scratch, ld);
+    __syncwarp();
+#pragma unroll
+    for (int e = 0; e < 8; ++e) at[e] = (int)to_float(f.x[e]);
+#if defined(__CUDA_ARCH__)
+    const int g = lane / 4, t = lane % 4;
+    bool ok = true;
+    int corner = 0;  // element (0, 0) of matrix lane / 8: the corner of this lane's rows
+#pragma unroll
+    for (int e = 0; e < 8; ++e) {
+        const int first = __shfl_sync(0xffffffffu, at[e - e % 2], 0);  // (0, 0) of matrix e / 2
+        const int r = TRANS ? 2 * t + e % 2 : g, c = TRANS ? g : 2 * t + e % 2;
+        ok = ok && at[e] == first + 16 * r + c && first / 16 % 8 == 0 && first % 8 == 0;
+        if (lane / 8 == e / 2) corner = first;
+    }
+    if (!__all_sync(0xffffffffu, ok)) __trap();
+    at[0] = corner / 16 + lane % 8;
+    at[1] = corner % 16;
+#endif
+}
+
+// The matrix_b fragment of rows row0 .. row0 + 15, columns col0 .. col0 + 15 (multiples of 16)
+// of a swizzled tile, by learn_b's at: one ldmatrix on the GPU (.trans for TRANS), element by
+// element on the CPU backend.
+template <int D, bool TRANS, class Layout>
+__device__ __forceinline__ void load_b(wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, Layout> &f,
+                                       const bf16 *tile, int row0, int col0, const int (&at)[8])
+{
+#if defined(__CUDA_ARCH__)
+    const unsigned a = static_cast<unsigned>(
+        __cvta_generic_to_shared(tile + swizzled<D>(row0 + at[0], col0 + at[1])));
+    unsigned *x = reinterpret_cast<unsigned *>(&f);  // the fragment's 4 registers
+    if (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]) : "r"(a));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(x[0]), "=r"(x[1]), "=r"(x[2]), "=r"(x[3]) : "r"(a));
+#else
+#pragma unroll
+    for (int e = 0; e < 8; ++e) f.x[e] = tile[swizzled<D>(row0 + at[e] / 16, col0 + at[e] % 16)];
+#endif
+}
+
+/// BEGIN SOLUTION
+// Piece p (16 bytes, 8 elements) of rows row0 .. of a head (stop x D) by cp.async into a tile,
+// at(r, c) the place of row r, column c there: row p / (D / 8), columns 8 (p % (D / 8)) on; a
+// row at or past stop is a copy of 0 bytes that fills 16 with zeros (its source is never read).
+template <int D, class At>
+__device__ __forceinline__ void issue_piece(At at, const bf16 *__restrict__ head, int row0,
+                                            int stop, int p)
 {
     const int r = p / (D / 8), c = p % (D / 8) * 8;
     const bool inside = row0 + r < stop;
-    __pipeline_memcpy_async(&tile[r][c], inside ? head + (long long)(row0 + r) * D + c : head, 16,
+    __pipeline_memcpy_async(at(r, c), inside ? head + (long long)(row0 + r) * D + c : head, 16,
                             inside ? 0 : 16);
 }
 
 // This warp's copies of keys n0 .. n0 + BN - 1 of a KV head (k_head, v_head: its first row)
-// into one stage's K and V tiles, zeros from stop on; one commit group, empty where the warp has
-// no such tile (tile false), so that every lane counts the groups alike. A lane copies the same
-// 16 bytes of every (32 / (D / 8))-th row: in a whole tile, fixed offsets from two addresses;
-// in the split's last tile, which may pass stop, piece by piece.
+// into one stage's K and V tiles (swizzled), zeros from stop on; one commit group, empty where
+// the warp has no such tile (tile false), so that every lane counts the groups alike. A lane
+// copies the same 16 bytes of every (32 / (D / 8))-th row: in a whole tile, fixed offsets from
+// two addresses; in the split's last tile, which may pass stop, piece by piece.
 template <int D>
-__device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*tile_v)[D + PAD_T],
+__device__ __forceinline__ void issue_tile(bf16 *tile_k, bf16 *tile_v,
                                            const bf16 *__restrict__ k_head,
                                            const bf16 *__restrict__ v_head, int n0, int stop,
                                            bool tile)
@@ -1807,13 +1906,16 @@ __device__ __forceinline__ void issue_tile(bf16 (*tile_k)[D + PAD_T], bf16 (*til
         const long long from = (long long)(n0 + r) * D + c;
 #pragma unroll
         for (int i = 0; i < BN / ROWS; ++i) {
-            __pipeline_memcpy_async(&tile_k[r + i * ROWS][c], k_head + from + i * ROWS * D, 16);
-            __pipeline_memcpy_async(&tile_v[r + i * ROWS][c], v_head + from + i * ROWS * D, 16);
+            const int to = swizzled<D>(r + i * ROWS, c);
+            __pipeline_memcpy_async(tile_k + to, k_head + from + i * ROWS * D, 16);
+            __pipeline_memcpy_async(tile_v + to, v_head + from + i * ROWS * D, 16);
         }
     } else if (tile) {
         for (int p = lane; p < BN * D / 8; p += 32) {
-            issue_piece<D>(tile_k, k_head, n0, stop, p);
-            issue_piece<D>(tile_v, v_head, n0, stop, p);
+            issue_piece<D>([tile_k](int r, int c) { return tile_k + swizzled<D>(r, c); },
+                           k_head, n0, stop, p);
+            issue_piece<D>([tile_v](int r, int c) { return tile_v + swizzled<D>(r, c); },
+                           v_head, n0, stop, p);
         }
     }
     __pipeline_commit();
@@ -1880,22 +1982,23 @@ __device__ __forceinline__ void flash_decode_split(
     float scale_log2)            // log2(e) / sqrt(D)
 {
     /// BEGIN SOLUTION
-    constexpr int LDT = D + PAD_T;  // elements between rows of the q, K and V tiles
+    constexpr int LDQ = D + PAD_T;  // elements between rows of q's tile
     constexpr int LDS = (BN > 32 ? BN : 32) + PAD_F;  // floats a row of the exchange tile
     constexpr int LDP = BN + PAD_T;  // elements a row of the probability tile
     constexpr int LDO = D + PAD_F;   // floats a row of a warp's accumulators, after the loop
     static_assert(BN % 16 == 0 && 64 % BN == 0, "whole fragments; no tile across two splits");
-    static_assert(16 * LDO * 4 <= STAGES * 2 * BN * LDT * 2,
+    static_assert(16 * LDO * 4 <= STAGES * 2 * BN * D * 2,
                   "a warp's accumulators leave through its own stage tiles");
     using Acc = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
     using FragA = wmma::fragment<wmma::matrix_a, 16, 16, 16, bf16, wmma::row_major>;
     constexpr int E = Acc::num_elements;  // a lane's elements of an accumulator fragment
     // Shared memory: q's 16-row tile, then per warp its STAGES K and V tiles, its exchange tile,
     // its probability tile and its rows' sums and maxima (after the loop). Every tile starts a
-    // multiple of 32 bytes in.
+    // multiple of 32 bytes in, the K and V tiles a multiple of 128 (q's tile is 16 x 2 LDQ
+    // bytes): each 8 chunks of a swizzled row share one 128-byte line of banks.
     extern __shared__ __align__(128) unsigned char smem[];
-    bf16(*qs)[LDT] = reinterpret_cast<bf16(*)[LDT]>(smem);
-    bf16(*kv)[STAGES][2][BN][LDT] = reinterpret_cast<bf16(*)[STAGES][2][BN][LDT]>(qs + 16);
+    bf16(*qs)[LDQ] = reinterpret_cast<bf16(*)[LDQ]>(smem);
+    bf16(*kv)[STAGES][2][BN * D] = reinterpret_cast<bf16(*)[STAGES][2][BN * D]>(qs + 16);
     float(*ss)[16][LDS] = reinterpret_cast<float(*)[16][LDS]>(kv + WARPS);  // [warp][row][:]
     bf16(*ps)[16][LDP] = reinterpret_cast<bf16(*)[16][LDP]>(ss + WARPS);
     float(*st)[2][16] = reinterpret_cast<float(*)[2][16]>(ps + WARPS);  // [warp][sum, max][row]
@@ -1911,7 +2014,8 @@ __device__ __forceinline__ void flash_decode_split(
     // The group's G query heads, rows 0 .. G - 1 of q's tile (rows G .. 15 zeros), then this
     // warp's first STAGES - 1 tiles.
     for (int p = threadIdx.x; p < 16 * D / 8; p += THREADS)
-        issue_piece<D>(qs, q + (long long)kv_head * G * D, 0, G, p);
+        issue_piece<D>([qs](int r, int c) { return &qs[r][c]; }, q + (long long)kv_head * G * D,
+                       0, G, p);
     __pipeline_commit();
 #pragma unroll
     for (int j = 0; j < STAGES - 1; ++j)
@@ -1919,11 +2023,14 @@ __device__ __forceinline__ void flash_decode_split(
                       start + (warp + j * WARPS) * BN, stop, j < mine);
 
     const bool direct = p_stays_in_registers(&ss[warp][0][0], LDS, &ps[warp][0][0], LDP);
+    int at_k[8], at_v[8];  // the fragment loads' maps: K's (k^T, col_major) and V's (row_major)
+    learn_b<wmma::col_major, false>(at_k, reinterpret_cast<bf16 *>(&ss[warp][0][0]), 16);
+    learn_b<wmma::row_major, true>(at_v, reinterpret_cast<bf16 *>(&ss[warp][0][0]), 16);
     __pipeline_wait_prior(STAGES - 1);  // q's pieces (the oldest group) have landed...
     __syncthreads();                    // ... every thread's
     FragA qf[D / 16];
 #pragma unroll
-    for (int i = 0; i < D / 16; ++i) load_shared(qf[i], &qs[0][16 * i], LDT);
+    for (int i = 0; i < D / 16; ++i) load_shared(qf[i], &qs[0][16 * i], LDQ);
 
     Acc acc[D / 16];  // the 16 x D sum of p . v, float32
 #pragma unroll
@@ -1944,8 +2051,7 @@ __device__ __forceinline__ void flash_decode_split(
         load = load + 1 == STAGES ? 0 : load + 1;
         __pipeline_wait_prior(STAGES - 1);  // tile j's pieces have landed (this lane's)...
         __syncwarp();                       // ... every lane's
-        const bf16(*ks)[LDT] = kv[warp][use][0];
-        const bf16(*vs)[LDT] = kv[warp][use][1];
+        const bf16 *ks = kv[warp][use][0], *vs = kv[warp][use][1];
         use = use + 1 == STAGES ? 0 : use + 1;
         const int n0 = start + (warp + j * WARPS) * BN;
 
@@ -1956,7 +2062,7 @@ __device__ __forceinline__ void flash_decode_split(
 #pragma unroll
             for (int i = 0; i < D / 16; ++i) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::col_major> kf;  // k^T
-                load_shared(kf, &ks[16 * jn][16 * i], LDT);
+                load_b<D, false>(kf, ks, 16 * jn, 16 * i, at_k);
                 wmma::mma_sync(c[jn], qf[i], kf, c[jn]);
             }
         }
@@ -2046,7 +2152,7 @@ __device__ __forceinline__ void flash_decode_split(
 #pragma unroll
             for (int jn = 0; jn < BN / 16; ++jn) {
                 wmma::fragment<wmma::matrix_b, 16, 16, 16, bf16, wmma::row_major> vf;
-                load_shared(vf, &vs[16 * jn][16 * i], LDT);
+                load_b<D, true>(vf, vs, 16 * jn, 16 * i, at_v);
                 wmma::mma_sync(acc[i], pf[jn], vf, acc[i]);
             }
         __syncwarp();  // the stage and the exchange tile are read before they are written again
@@ -2072,7 +2178,7 @@ __device__ __forceinline__ void flash_decode_split(
             st[warp][1][r] = m;
         }
     }
-    float(*os)[LDO] = reinterpret_cast<float(*)[LDO]>(&kv[warp][0][0][0][0]);
+    float(*os)[LDO] = reinterpret_cast<float(*)[LDO]>(&kv[warp][0][0][0]);
 #pragma unroll
     for (int i = 0; i < D / 16; ++i)
         wmma::store_matrix_sync(&os[0][16 * i], acc[i], LDO, wmma::mem_row_major);
@@ -2091,7 +2197,7 @@ __device__ __forceinline__ void flash_decode_split(
         for (int w = 0; w < WARPS; ++w) {
             const float wt = exp2f(st[w][1][g] - mx);  // 0 for a warp that had no tile
             sum_l += wt * st[w][0][g];
-            sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0][0])[g][col];
+            sum_o += wt * reinterpret_cast<const float(*)[LDO]>(&kv[w][0][0][0])[g][col];
         }
         const long long row = (long long)(kv_head * G + g) * gridDim.x + blockIdx.x;
         part_o[row * D + col] = sum_o;
@@ -2193,11 +2299,11 @@ def flash_decode_cuda(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torc
     part_o = torch.empty((b, hq, splits, d), dtype=torch.float32, device=q.device)
     part_m = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
     part_l = torch.empty((b, hq, splits), dtype=torch.float32, device=q.device)
-    # q's 16 x (d + 8) tile; per warp: its stages of K and V tiles, BN x (d + 8) bfloat16 each,
-    # the exchange tile 16 x (32 + 4) floats, the probability tile 16 x (BN + 8) bfloat16, and
-    # 2 x 16 floats (its rows' sums and maxima). 101632 bytes at d = 64, 169216 at d = 128:
-    # past 48 KiB, which SourceModule's launch opts in to.
-    smem = 16 * (d + 8) * 2 + FD_WARPS * (FD_STAGES * 2 * FD_BN * (d + 8) * 2
+    # q's 16 x (d + 8) tile; per warp: its stages of K and V tiles, BN x d bfloat16 each
+    # (swizzled), the exchange tile 16 x (32 + 4) floats, the probability tile 16 x (BN + 8)
+    # bfloat16, and 2 x 16 floats (its rows' sums and maxima). 93440 bytes at d = 64, 161024 at
+    # d = 128: past 48 KiB, which SourceModule's launch opts in to.
+    smem = 16 * (d + 8) * 2 + FD_WARPS * (FD_STAGES * 2 * FD_BN * d * 2
                                           + 16 * (max(FD_BN, 32) + 4) * 4
                                           + 16 * (FD_BN + 8) * 2 + 2 * 16 * 4)
     flash_decode_kernels_cu[(d, hq // hkv)](
