@@ -31,18 +31,18 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/tclab release --check
-	$(BIN)/ruff check grader tests
+	$(BIN)/ruff check grader tests benchmarks reference scripts
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --submission solutions
 
 # The contributors' inner loop (under 3 minutes on 2 cores): unit tests of the judge, the
 # manifest, the wire, the CUDA CPU backend, the import rules and the install route, and one
 # control per lab.
 quick: $(STAMP)
-	$(BIN)/ruff check grader tests
+	$(BIN)/ruff check grader tests benchmarks reference scripts
 	$(BIN)/python -m pytest -q -n 2 --dist loadgroup -m quick --submission solutions
 
 lint: $(STAMP)
-	$(BIN)/ruff check grader tests
+	$(BIN)/ruff check grader tests benchmarks reference scripts
 
 release: $(STAMP)
 	$(BIN)/tclab release

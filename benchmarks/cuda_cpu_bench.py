@@ -1,4 +1,5 @@
-"""How fast the CPU backend of grader.backends.cuda runs kernels (figures go in docs/cuda-cpu-backend.md).
+"""How fast the CPU backend of grader.backends.cuda runs kernels (figures go in
+docs/cuda-cpu-backend.md).
 
     python benchmarks/cuda_cpu_bench.py [--repeat 5]
 

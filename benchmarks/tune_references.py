@@ -57,8 +57,7 @@ from pathlib import Path
 import torch
 import triton
 
-from grader.backends import bench
-from grader.backends import scratch
+from grader.backends import bench, scratch
 from grader.base import paths
 from grader.lab import cases, manifest, reference, submission
 
