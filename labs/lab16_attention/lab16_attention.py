@@ -2365,9 +2365,9 @@ check(LAB, "cuda", flash_decode_cuda, suite="hidden")
 # float32 partials are extra, and cost you), and as a share of the GPU's copy roof (a large
 # device-to-device copy): a decode step can go no faster than reading its cache. The sweep
 # goes from 2048 to 65536 tokens of one sequence. Without a GPU it says "skipped: needs a
-# GPU". On an H100 (2026-12-07, a copy roof of 3111 GB/s): torch 2527 / 2820 / 3112 GB/s at
-# the three shapes (81 / 91 / 100% of the roof), the Triton reference 2697 / 2804 / 3045, the
-# CUDA one 2594 / 2811 / 3041.
+# GPU". On an H100 (2026-12-07, a copy roof of 3113 GB/s): torch 2552 / 2821 / 3115 GB/s at
+# the three shapes (82 / 91 / 100% of the roof), the Triton reference 2717 / 2799 / 3048, the
+# CUDA one 2730 / 2955 / 3141.
 #
 # Try the launcher with `splits = 1`: at `b = 1` the 8 KV heads then have 8 programs between
 # them.
