@@ -16,7 +16,7 @@
 #                memcheck of those whose one flaw is speed (the notebook/grader parity test
 #                is left to the CPU suite); CORPUS_K="..." narrows it (pytest -k);
 #                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half the controls: with sixteen labs
-#                (234 controls) one call holds only half of this step
+#                (238 controls) one call holds only half of this step
 #        corpus-timed  the controls graded on speed, one at a time, nothing else on the GPU
 #                (a slow control on its public cases only: the corpus step did the rest);
 #                TCLAB_CORPUS_SHARD=1/2 (then 2/2) runs half of them
