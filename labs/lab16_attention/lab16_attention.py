@@ -1609,13 +1609,14 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # bytes, so that the 8 rows a fragment load reads at once fall in different banks. Here that
 # costs memory traffic: a cp.async copy of a 128-byte line of the cache into a padded row lands
 # across two 128-byte lines of shared memory, and the L2 takes the line in pieces. On an H100
-# (2026-12-07, Nsight Compute, the split pass at `b = 1`) a design with padded rows made 3.6 M
-# L2 read requests for the 134 MB of the cache, and read a third of its sectors twice; the
-# same design with the tiles below made 1.6 M, as many as the Triton kernel. So a K or V tile
+# (2026-12-07, Nsight Compute, the split pass at `b = 1`) the hidden reference with padded
+# rows made 3.6 M L2 read requests for the 134 MB of the cache and read a third of its sectors
+# twice, as this design with padded rows did; the same reference with the tiles below made
+# 1.6 M, as many as the Triton kernel. So a K or V tile
 # is `BN × d` elements without padding, its 16-byte chunks swizzled: chunk `c` of row `r` sits
 # at chunk `c ^ (r % 8)` (`swizzled<D>(r, c)`, the element's offset). A copied 128-byte line
-# stays one line of shared memory, and the 8 rows of a fragment load still fall in 8 different
-# banks. `load_shared` takes one pointer and a row stride and cannot follow the swizzle; the
+# stays one line of shared memory, and the 8 rows of a fragment load (16 bytes each) still
+# fall in 8 different groups of 4 banks. `load_shared` takes one pointer and a row stride and cannot follow the swizzle; the
 # cell gives `load_b`, which loads a `matrix_b` fragment of a swizzled tile with `ldmatrix` (an
 # address from every lane), after `learn_b` has checked, once a warp, that the fragment's
 # element map is `ldmatrix`'s (it is on the course GPUs; on another the kernel stops rather
