@@ -151,12 +151,14 @@ LAB = "lab16_attention"
 # program's keys are two ranges: `[0, pid_m * BLOCK_M)`, below the diagonal, where every key
 # precedes every query and none is past `s`: no score mask at all; and the diagonal's,
 # `[pid_m * BLOCK_M, tl.minimum((pid_m + 1) * BLOCK_M, s))`, with both masks. It starts on a
-# tile boundary because `BLOCK_M` is a multiple of `BLOCK_N`. A full head has one range,
-# `[0, s)`, with the `< s` mask. Masking every tile costs causal heads about a quarter of
-# their speed (measured on an H100). Rather than a copy of the loop for the second range,
-# wrap the one loop in `for phase in tl.static_range(...)`: it unrolls at compile time, so
+# tile boundary because `BLOCK_M` is a multiple of `BLOCK_N`. A full head's two ranges: its
+# whole tiles, `[0, s // BLOCK_N * BLOCK_N)`, no mask at all, and the last tile's keys up to
+# `s`, with the `< s` mask (none where `s` is a multiple of `BLOCK_N`). In the first range of
+# either kind the loads need no mask either. Masking every tile costs causal heads about a
+# quarter of their speed (measured on an H100). Rather than a copy of the loop for the second
+# range, wrap the one loop in `for phase in tl.static_range(2)`: it unrolls at compile time, so
 # `phase` is a constant and an `if` on it (as one on `CAUSAL`) is decided by the compiler; the
-# branch not taken is not in the kernel. Set `lo` and `hi` per phase, and put the mask under
+# branch not taken is not in the kernel. Set `lo` and `hi` per phase, and put the masks under
 # such an `if`.
 #
 # The order of a causal head's programs matters too. The GPU starts programs in the grid's
@@ -288,27 +290,34 @@ def attention_kernel(
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)  # running max, base 2
     l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)  # running sum of exp2(x - m_i)
     acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)  # running sum of p . v
-    # Causal heads run two phases: 0, the tiles wholly below the diagonal (keys [0, diag), each
-    # before every query of the program), without a score mask; 1, the diagonal's, masked, and
-    # no key after the last query. Full heads run phase 1 only, over every key. BLOCK_M is a
+    # Two phases: 0, whole tiles of keys that need no score mask; 1, the tiles that do. Causal
+    # heads: 0 runs the keys [0, diag), each before every query of the program; 1 the diagonal's
+    # tiles, masked, and no key after the last query. Full heads: 0 runs every whole tile of
+    # keys, 1 the last one's keys up to s, where s is not a multiple of BLOCK_N. BLOCK_M is a
     # multiple of BLOCK_N: the diagonal starts on a tile boundary. static_range unrolls: phase
     # is a constant and its ifs are decided at compile time, so phase 0 has no mask code.
     diag = pid_m * BLOCK_M  # the program's first query
-    for phase in tl.static_range(0 if CAUSAL else 1, 2):
+    if CAUSAL:
+        whole = diag
+        stop = tl.minimum(diag + BLOCK_M, s)
+    else:
+        whole = s // BLOCK_N * BLOCK_N
+        stop = s
+    for phase in tl.static_range(2):
         if phase == 0:
             lo = 0
-            hi = diag
-        elif CAUSAL:
-            lo = diag
-            hi = tl.minimum(diag + BLOCK_M, s)
+            hi = whole
         else:
-            lo = 0
-            hi = s
+            lo = whole
+            hi = stop
         for n0 in range(lo, hi, BLOCK_N):
             offs_n = n0 + tl.arange(0, BLOCK_N)  # this tile's keys
             # k^T's block, HEAD_DIM x BLOCK_N: element [dd, c] is k[c, dd]; zeros past s.
-            kt = tl.load(k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None],
-                         mask=offs_n[None, :] < s, other=0.0)
+            kt_ptrs = k_ptr + head + offs_n[None, :] * HEAD_DIM + offs_d[:, None]
+            if phase == 0:
+                kt = tl.load(kt_ptrs)
+            else:
+                kt = tl.load(kt_ptrs, mask=offs_n[None, :] < s, other=0.0)
             x = tl.dot(q, kt) * qk_scale  # exact products, float32 sums
             if phase == 1:
                 keep = offs_n[None, :] < s  # a zero key would score 0: mask it
@@ -321,8 +330,11 @@ def attention_kernel(
             alpha = tl.exp2(m_i - m_new)  # the old terms, rescaled to the new max
             p = tl.exp2(x - m_new[:, None])
             l_i = l_i * alpha + tl.sum(p, axis=1)
-            v = tl.load(v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :],
-                        mask=offs_n[:, None] < s, other=0.0)
+            v_ptrs = v_ptr + head + offs_n[:, None] * HEAD_DIM + offs_d[None, :]
+            if phase == 0:
+                v = tl.load(v_ptrs)
+            else:
+                v = tl.load(v_ptrs, mask=offs_n[:, None] < s, other=0.0)
             acc = acc * alpha[:, None]
             acc = tl.dot(p.to(v.dtype), v, acc)  # p rounded for the tensor cores; float32 sums
             m_i = m_new
