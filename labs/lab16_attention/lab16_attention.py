@@ -1618,23 +1618,22 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 # `l` and of the accumulators: the split's partials. A warp that had no tile (a split of fewer
 # than 8 tiles) leaves `m = -inf`, weight 0.
 #
-# **K and V tiles swizzled, not padded.** Exercise 1 pads each row of a shared tile by 16
-# bytes, so that the 8 rows a fragment load reads at once fall in different banks. Here that
-# costs memory traffic: a cp.async copy of a 128-byte line of the cache into a padded row lands
-# across two 128-byte lines of shared memory, and the L2 takes the line in pieces. On an H100
-# (2026-12-07, Nsight Compute, the split pass at `b = 1`) the hidden reference with padded
-# rows made 3.6 M L2 read requests for the 134 MB of the cache and read a third of its sectors
-# twice, as this design with padded rows did; the same reference with the tiles below made
-# 1.6 M, as many as the Triton kernel. So a K or V tile
-# is `BN × d` elements without padding, its 16-byte chunks swizzled: chunk `c` of row `r` sits
-# at chunk `c ^ (r % 8)` (`swizzled<D>(r, c)`, the element's offset). A copied 128-byte line
-# stays one line of shared memory, and the 8 rows of a fragment load (16 bytes each) still
-# fall in 8 different groups of 4 banks. `load_shared` takes one pointer and a row stride and cannot follow the swizzle; the
-# cell gives `load_b`, which loads a `matrix_b` fragment of a swizzled tile with `ldmatrix` (an
-# address from every lane), after `learn_b` has checked, once a warp, that the fragment's
-# element map is `ldmatrix`'s (it is on the course GPUs; on another the kernel stops rather
-# than load wrong elements; on the CPU backend `load_b` loads element by element). `q` and `p`
-# keep their padded rows (`q` is copied once; `p` never leaves the SM).
+# **K and V tiles swizzled, not padded.** Exercise 1 pads each row of a shared tile by 16 bytes, so
+# that the 8 rows a fragment load reads at once fall in different banks. Here that costs memory
+# traffic: a cp.async copy of a 128-byte line of the cache into a padded row lands across two
+# 128-byte lines of shared memory, and the L2 takes the line in pieces. On an H100 (2026-12-07,
+# Nsight Compute, the split pass at `b = 1`) the hidden reference with padded rows made 3.6 M L2
+# read requests for the 134 MB of the cache and read a third of its sectors twice, as this design
+# with padded rows did; the same reference with the tiles below made 1.6 M, as many as the Triton
+# kernel. So a K or V tile is `BN × d` elements without padding, its 16-byte chunks swizzled: chunk
+# `c` of row `r` sits at chunk `c ^ (r % 8)` (`swizzled<D>(r, c)`, the element's offset). A copied
+# 128-byte line stays one line of shared memory, and the 8 rows of a fragment load (16 bytes each)
+# still fall in 8 different groups of 4 banks. `load_shared` takes one pointer and a row stride and
+# cannot follow the swizzle; the cell gives `load_b`, which loads a `matrix_b` fragment of a
+# swizzled tile with `ldmatrix` (an address from every lane), after `learn_b` has checked, once a
+# warp, that the fragment's element map is `ldmatrix`'s (it is on the course GPUs; on another the
+# kernel stops rather than load wrong elements; on the CPU backend `load_b` loads element by
+# element). `q` and `p` keep their padded rows (`q` is copied once; `p` never leaves the SM).
 #
 # **Shared memory**, dynamic (`extern __shared__ __align__(128) unsigned char smem[];`),
 # `WARPS = 8`, `BN = 16`, `STAGES = 2`:
@@ -1694,19 +1693,18 @@ def flash_decode_triton(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: to
 #
 # <details><summary>Hint 2 — a warp's tiles and its pipeline</summary>
 #
-# `kv_head = blockIdx.z * gridDim.y + blockIdx.y`; `start = blockIdx.x * keys_per_split`,
-# `stop = min(start + keys_per_split, s)`, `tiles = cdiv(stop - start, BN)`; the warp's
-# `mine = warp < tiles ? (tiles - 1 - warp) / WARPS + 1 : 0`, its tile `j` at
-# `n0 = start + (warp + j · WARPS) · BN`. Before the loop: `q`'s copies; the warp's first
-# `STAGES - 1` tiles (`tile = j < mine`); `direct` (Hint 4); the maps of the K and V loads,
-# `int at_k[8], at_v[8]`, `learn_b<wmma::col_major, false>(at_k, scratch, 16)` and
-# `learn_b<wmma::row_major, true>(at_v, scratch, 16)`, `scratch` the warp's exchange tile as
-# `bf16 *`; `__pipeline_wait_prior(STAGES - 1)` (`q`'s group, the oldest) and `__syncthreads()` (`q`'s pieces came from every thread); the
-# `q` fragments. Per tile `j`: tile `j + STAGES - 1` into the stage tile `j - 1` used;
-# `__pipeline_wait_prior(STAGES - 1)`, `__syncwarp()` (the wait covers this lane's copies, the
-# `__syncwarp` the warp's); tile `j` is in stage `j % STAGES`; at the end of the iteration
-# `__syncwarp()`: the stage and the exchange tile are read before they are written again. After
-# the loop `__pipeline_wait_prior(0)`.
+# `kv_head = blockIdx.z * gridDim.y + blockIdx.y`; `start = blockIdx.x * keys_per_split`, `stop =
+# min(start + keys_per_split, s)`, `tiles = cdiv(stop - start, BN)`; the warp's `mine = warp < tiles
+# ? (tiles - 1 - warp) / WARPS + 1 : 0`, its tile `j` at `n0 = start + (warp + j · WARPS) · BN`.
+# Before the loop: `q`'s copies; the warp's first `STAGES - 1` tiles (`tile = j < mine`); `direct`
+# (Hint 4); the maps of the K and V loads, `int at_k[8], at_v[8]`, `learn_b<wmma::col_major,
+# false>(at_k, scratch, 16)` and `learn_b<wmma::row_major, true>(at_v, scratch, 16)`, `scratch` the
+# warp's exchange tile as `bf16 *`; `__pipeline_wait_prior(STAGES - 1)` (`q`'s group, the oldest)
+# and `__syncthreads()` (`q`'s pieces came from every thread); the `q` fragments. Per tile `j`: tile
+# `j + STAGES - 1` into the stage tile `j - 1` used; `__pipeline_wait_prior(STAGES - 1)`,
+# `__syncwarp()` (the wait covers this lane's copies, the `__syncwarp` the warp's); tile `j` is in
+# stage `j % STAGES`; at the end of the iteration `__syncwarp()`: the stage and the exchange tile
+# are read before they are written again. After the loop `__pipeline_wait_prior(0)`.
 # </details>
 #
 # <details><summary>Hint 3 — scores, the mask, the row max</summary>
